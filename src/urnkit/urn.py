@@ -1,0 +1,240 @@
+"""The URN value object: parsed once, immutable, equal and hashed by URN-equivalence.
+
+>>> u = URN.parse("URN:EXAMPLE:a123%2cz456?=xyz")
+>>> u.nid, u.nss, u.q_component
+('EXAMPLE', 'a123%2cz456', 'xyz')
+>>> u == URN.parse("urn:example:a123%2Cz456"), str(u.normalize())
+(True, 'urn:example:a123%2Cz456?=xyz')
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from urnkit.encoding import display, encode_part
+from urnkit.syntax import NAMESTRING, Mode, URNSyntaxError, diagnose
+
+EquivalenceRule = Callable[[str], str]
+
+# Lower-case NID -> a namespace's extra equivalence rule (RFC 8141 §3, last paragraph).
+_equivalence_rules: dict[str, EquivalenceRule] = {}
+
+
+def register_equivalence_rule(nid: str, rule: EquivalenceRule) -> None:
+    """Add a URN namespace's own equivalence rule for ``nid`` (any case).
+
+    The rule receives the RFC 8141 §3 key of a URN in that namespace (``urn:<nid>:<NSS>`` with
+    lower-case scheme and NID and upper-case percent-encoding) and returns the key to compare.
+    Because it sees only the §3 key, URNs that §3 calls equivalent always get one key: a rule can
+    merge URNs, never split them, as §3 demands.
+
+    >>> register_equivalence_rule("x-caseless", str.lower)
+    >>> URN.parse("urn:X-CASELESS:AbC") == URN.parse("urn:x-caseless:abc")
+    True
+    """
+    key = nid.lower()
+    if key in _equivalence_rules and _equivalence_rules[key] is not rule:
+        raise ValueError(f"an equivalence rule for the NID {nid!r} is registered already")
+    _equivalence_rules[key] = rule
+
+
+_PCT_LOWER = re.compile(r"%(?:[0-9a-f][a-f]|[a-f][0-9A-F])")
+
+
+def _upper_percent(part: str) -> str:
+    """RFC 3986 §6.2.2.1 case normalization of percent-encodings: hex digits to upper case."""
+    if "%" not in part:
+        return part
+    return _PCT_LOWER.sub(lambda match: match.group().upper(), part)
+
+
+def _component(value: str | None) -> str | None:
+    return None if value is None else _upper_percent(value)
+
+
+class URN:
+    """A URN (RFC 8141 §2): ``urn:<NID>:<NSS>`` with optional r-, q- and f-components.
+
+    Attributes are the text's own slices: ``str(URN.parse(s)) == s``. Components are None when
+    absent; only the f-component can be present and empty (``""``).
+
+    >>> URN.parse("urn:example:foo-bar-baz-qux?+CCResolve:cc=uk").r_component
+    'CCResolve:cc=uk'
+    """
+
+    __slots__ = (
+        "_key",
+        "_mode",
+        "_text",
+        "f_component",
+        "nid",
+        "nss",
+        "q_component",
+        "r_component",
+        "scheme",
+    )
+
+    scheme: str
+    nid: str
+    nss: str
+    r_component: str | None
+    q_component: str | None
+    f_component: str | None
+    _text: str
+    _mode: Mode
+    _key: str | None
+
+    def __init__(self, text: str, mode: Mode = "rfc8141") -> None:
+        match = NAMESTRING[mode].fullmatch(text)
+        if match is None:
+            self._reject(text, mode)
+        setattr_ = object.__setattr__
+        setattr_(self, "_text", text)
+        setattr_(self, "_mode", mode)
+        setattr_(self, "scheme", text[:3])
+        setattr_(self, "nid", match["nid"])
+        setattr_(self, "nss", match["nss"])
+        if mode == "rfc8141":
+            setattr_(self, "r_component", match["r"])
+            setattr_(self, "q_component", match["q"])
+            setattr_(self, "f_component", match["f"])
+        else:
+            setattr_(self, "r_component", None)
+            setattr_(self, "q_component", None)
+            setattr_(self, "f_component", None)
+        setattr_(self, "_key", None)
+
+    @staticmethod
+    def _reject(text: str, mode: Mode) -> NoReturn:
+        if not isinstance(text, str):
+            raise TypeError(f"a URN is parsed from str, not {type(text).__name__}")
+        diagnosis = diagnose(text, mode=mode)
+        if diagnosis is None:  # the expression and the scanner encode one grammar
+            raise AssertionError(f"syntax expression and scanner disagree on {text!r}")
+        raise URNSyntaxError(text, diagnosis)
+
+    @classmethod
+    def parse(cls, text: str, *, mode: Mode = "rfc8141") -> URN:
+        """Parse ``text``; raise :class:`URNSyntaxError` (position, reason, rule) if it is not a
+        URN under ``mode`` ("rfc8141", or "rfc2141" for the legacy grammar without components).
+
+        >>> URN.parse("urn:isbn:0451450523").nss
+        '0451450523'
+        """
+        return cls(text, mode=mode)
+
+    @classmethod
+    def build(
+        cls,
+        nid: str,
+        nss: str,
+        r_component: str | None = None,
+        q_component: str | None = None,
+        f_component: str | None = None,
+    ) -> URN:
+        """Build a URN from native Unicode strings, percent-encoding each part as UTF-8 where
+        its repertoire requires (RFC 8141 §2.2). The NID is never encoded: it must be valid.
+
+        >>> str(URN.build("example", "Müller 1/2", q_component="lang=fi"))
+        'urn:example:M%C3%BCller%201/2?=lang=fi'
+        """
+        text = f"urn:{nid}:{encode_part(nss, 'NSS')}"
+        if r_component is not None:
+            text += "?+" + encode_part(r_component, "r-component")
+        if q_component is not None:
+            text += "?=" + encode_part(q_component, "q-component")
+        if f_component is not None:
+            text += "#" + encode_part(f_component, "f-component")
+        return cls(text)
+
+    @property
+    def assigned_name(self) -> str:
+        """``urn:<NID>:<NSS>`` as written, without components (RFC 8141 §2)."""
+        return self._text[: 4 + len(self.nid) + 1 + len(self.nss)]
+
+    def normalize(self) -> URN:
+        """RFC 8141 §3 case normalization: lower-case scheme and NID, upper-case hex digits in
+        every percent-encoding; components kept, nothing decoded.
+
+        >>> str(URN.parse("URN:Example:a%2fb#c%3a").normalize())
+        'urn:example:a%2Fb#c%3A'
+        """
+        text = f"urn:{self.nid.lower()}:{_upper_percent(self.nss)}"
+        r, q, f = (
+            _component(self.r_component),
+            _component(self.q_component),
+            _component(self.f_component),
+        )
+        if r is not None:
+            text += "?+" + r
+        if q is not None:
+            text += "?=" + q
+        if f is not None:
+            text += "#" + f
+        return URN(text, self._mode)
+
+    def equivalence_key(self) -> str:
+        """The string two URNs share exactly when they are URN-equivalent: the normalized
+        assigned-name (RFC 8141 §3), passed through the namespace's own rule if one is registered.
+
+        >>> URN.parse("URN:example:a%2c?+r").equivalence_key()
+        'urn:example:a%2C'
+        """
+        key = self._key
+        if key is None:
+            nid = self.nid.lower()
+            key = f"urn:{nid}:{_upper_percent(self.nss)}"
+            rule = _equivalence_rules.get(nid)
+            if rule is not None:
+                key = rule(key)
+            object.__setattr__(self, "_key", key)
+        return key
+
+    def display(self) -> str:
+        """The URN for humans (RFC 8141 §4.4): visible non-ASCII characters decoded.
+
+        >>> URN.parse("urn:example:M%C3%BCller").display()
+        'urn:example:Müller'
+        """
+        return display(self._text)
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"URN({self._text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, URN):
+            return NotImplemented
+        return self.equivalence_key() == other.equivalence_key()
+
+    def __hash__(self) -> int:
+        return hash(self.equivalence_key())
+
+    def __setattr__(self, name: str, value: Any) -> NoReturn:
+        raise AttributeError(f"URN is immutable; cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"URN is immutable; cannot delete {name!r}")
+
+    def __reduce__(self) -> tuple[type[URN], tuple[str, Mode]]:
+        return (URN, (self._text, self._mode))
+
+
+def equivalent(a: str | URN, b: str | URN, *, mode: Mode = "rfc8141") -> bool:
+    """Whether two URNs are URN-equivalent (RFC 8141 §3; RFC 2141 §5 in "rfc2141" mode).
+
+    Raises :class:`URNSyntaxError` if either is not a URN.
+
+    >>> equivalent("URN:foo:a123,456", "urn:FOO:a123,456")
+    True
+    """
+    first = a if isinstance(a, URN) else URN(a, mode=mode)
+    second = b if isinstance(b, URN) else URN(b, mode=mode)
+    return first == second
+
+
+__all__ = ["URN", "equivalent", "register_equivalence_rule"]
