@@ -16,10 +16,10 @@ from urnkit.urn import URN
 
 # "urn:" not glued to a preceding word or scheme name (RFC 3986 scheme characters).
 _START = re.compile(r"(?<![A-Za-z0-9+.\-])[uU][rR][nN]:")
-# The longest run a URN could occupy: every character some part of a URN may hold literally.
-_RUN: dict[Mode, re.Pattern[str]] = {
-    "rfc8141": re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?#%]*"),
-    "rfc2141": re.compile(r"[A-Za-z0-9()+,\-.:=@;$_!*'%]*"),
+# The first character no part of a URN may hold literally: the URN ends before it.
+_STOP: dict[Mode, re.Pattern[str]] = {
+    "rfc8141": re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?#%]"),
+    "rfc2141": re.compile(r"[^A-Za-z0-9()+,\-.:=@;$_!*'%]"),
 }
 # Punctuation that ends a sentence or clause rather than the URN it follows.
 _TRAILING = ".,;:!?"
@@ -67,11 +67,12 @@ def find_urns(text: str, *, mode: Mode = "rfc8141") -> Iterator[URNMatch]:
     >>> [(m.start, m.end) for m in find_urns("(see urn:example:a123,z456).")]
     [(5, 26)]
     """
-    run = _RUN[mode]
+    stop = _STOP[mode]
     position = 0
     while (start := _START.search(text, position)) is not None:
         begin = start.start()
-        end = run.match(text, start.end()).end()
+        excluded = stop.search(text, start.end())
+        end = excluded.start() if excluded else len(text)
         before = text[begin - 1] if begin else ""
         found = _trim(text[begin:end], before, mode)
         if found:

@@ -64,47 +64,26 @@ class URN:
     'CCResolve:cc=uk'
     """
 
-    __slots__ = (
-        "_key",
-        "_mode",
-        "_text",
-        "f_component",
-        "nid",
-        "nss",
-        "q_component",
-        "r_component",
-        "scheme",
-    )
+    __slots__ = ("_key", "_mode", "_parts", "_text")
 
-    scheme: str
-    nid: str
-    nss: str
-    r_component: str | None
-    q_component: str | None
-    f_component: str | None
     _text: str
     _mode: Mode
+    _parts: tuple[str, str, str | None, str | None, str | None]  # nid, nss, r, q, f
     _key: str | None
 
-    def __init__(self, text: str, mode: Mode = "rfc8141") -> None:
+    def __new__(cls, text: str, mode: Mode = "rfc8141") -> URN:
         match = NAMESTRING[mode].fullmatch(text)
         if match is None:
-            self._reject(text, mode)
-        setattr_ = object.__setattr__
-        setattr_(self, "_text", text)
-        setattr_(self, "_mode", mode)
-        setattr_(self, "scheme", text[:3])
-        setattr_(self, "nid", match["nid"])
-        setattr_(self, "nss", match["nss"])
-        if mode == "rfc8141":
-            setattr_(self, "r_component", match["r"])
-            setattr_(self, "q_component", match["q"])
-            setattr_(self, "f_component", match["f"])
-        else:
-            setattr_(self, "r_component", None)
-            setattr_(self, "q_component", None)
-            setattr_(self, "f_component", None)
-        setattr_(self, "_key", None)
+            cls._reject(text, mode)
+        self = object.__new__(cls)
+        # Slot descriptors set directly: the hot path skips the guarding __setattr__.
+        _SET_TEXT(self, text)
+        _SET_MODE(self, mode)
+        _SET_PARTS(
+            self, match.groups() if mode == "rfc8141" else (*match.groups(), None, None, None)
+        )
+        _SET_KEY(self, None)
+        return self
 
     @staticmethod
     def _reject(text: str, mode: Mode) -> NoReturn:
@@ -115,6 +94,36 @@ class URN:
             raise AssertionError(f"syntax expression and scanner disagree on {text!r}")
         raise URNSyntaxError(text, diagnosis)
 
+    @property
+    def scheme(self) -> str:
+        """The scheme as written: "urn" in any case."""
+        return self._text[:3]
+
+    @property
+    def nid(self) -> str:
+        """The namespace identifier as written (RFC 8141 §2.1)."""
+        return self._parts[0]
+
+    @property
+    def nss(self) -> str:
+        """The namespace-specific string as written (RFC 8141 §2.2)."""
+        return self._parts[1]
+
+    @property
+    def r_component(self) -> str | None:
+        """The r-component without its "?+", or None (RFC 8141 §2.3.1)."""
+        return self._parts[2]
+
+    @property
+    def q_component(self) -> str | None:
+        """The q-component without its "?=", or None (RFC 8141 §2.3.2)."""
+        return self._parts[3]
+
+    @property
+    def f_component(self) -> str | None:
+        """The f-component without its "#", or None; "" when present and empty (RFC 8141 §2.3.3)."""
+        return self._parts[4]
+
     @classmethod
     def parse(cls, text: str, *, mode: Mode = "rfc8141") -> URN:
         """Parse ``text``; raise :class:`URNSyntaxError` (position, reason, rule) if it is not a
@@ -123,7 +132,7 @@ class URN:
         >>> URN.parse("urn:isbn:0451450523").nss
         '0451450523'
         """
-        return cls(text, mode=mode)
+        return cls(text, mode)
 
     @classmethod
     def build(
@@ -189,7 +198,7 @@ class URN:
             rule = _equivalence_rules.get(nid)
             if rule is not None:
                 key = rule(key)
-            object.__setattr__(self, "_key", key)
+            _SET_KEY(self, key)
         return key
 
     def display(self) -> str:
@@ -224,6 +233,17 @@ class URN:
         return (URN, (self._text, self._mode))
 
 
+def _slot_setter(name: str) -> Callable[[URN, Any], None]:
+    setter: Callable[[URN, Any], None] = vars(URN)[name].__set__
+    return setter
+
+
+_SET_TEXT = _slot_setter("_text")
+_SET_MODE = _slot_setter("_mode")
+_SET_PARTS = _slot_setter("_parts")
+_SET_KEY = _slot_setter("_key")
+
+
 def equivalent(a: str | URN, b: str | URN, *, mode: Mode = "rfc8141") -> bool:
     """Whether two URNs are URN-equivalent (RFC 8141 §3; RFC 2141 §5 in "rfc2141" mode).
 
@@ -232,8 +252,8 @@ def equivalent(a: str | URN, b: str | URN, *, mode: Mode = "rfc8141") -> bool:
     >>> equivalent("URN:foo:a123,456", "urn:FOO:a123,456")
     True
     """
-    first = a if isinstance(a, URN) else URN(a, mode=mode)
-    second = b if isinstance(b, URN) else URN(b, mode=mode)
+    first = a if isinstance(a, URN) else URN(a, mode)
+    second = b if isinstance(b, URN) else URN(b, mode)
     return first == second
 
 
