@@ -71,7 +71,19 @@ def is_valid(text: str, *, mode: Mode = "rfc8141") -> bool:
     >>> is_valid("urn:a:b", mode="rfc2141")
     True
     """
-    return _FULLMATCH[mode](text) is not None
+    try:
+        return _FULLMATCH[mode](text) is not None
+    except KeyError:
+        raise unknown_mode(mode) from None
+
+
+def unknown_mode(mode: object) -> ValueError:
+    """The error for a grammar name that is not one of :data:`MODES`.
+
+    >>> unknown_mode("rfc3986")
+    ValueError("unknown mode 'rfc3986'; use one of: rfc8141, rfc2141")
+    """
+    return ValueError(f"unknown mode {mode!r}; use one of: {', '.join(MODES)}")
 
 
 _RFC8141 = "RFC 8141 §2"
@@ -334,6 +346,8 @@ def diagnose(text: str, *, mode: Mode = "rfc8141") -> Diagnosis | None:
     >>> diagnose("urn:example:ok") is None
     True
     """
+    if mode not in _DIAGNOSE:
+        raise unknown_mode(mode)
     return _DIAGNOSE[mode](text)
 
 

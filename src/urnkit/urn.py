@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from urnkit.encoding import display, encode_part
-from urnkit.syntax import NAMESTRING, Mode, URNSyntaxError, diagnose
+from urnkit.syntax import NAMESTRING, Mode, URNSyntaxError, diagnose, unknown_mode
 
 EquivalenceRule = Callable[[str], str]
 
@@ -72,7 +72,10 @@ class URN:
     _key: str | None
 
     def __new__(cls, text: str, mode: Mode = "rfc8141") -> URN:
-        match = NAMESTRING[mode].fullmatch(text)
+        try:
+            match = NAMESTRING[mode].fullmatch(text)
+        except KeyError:
+            raise unknown_mode(mode) from None
         if match is None:
             cls._reject(text, mode)
         self = object.__new__(cls)
