@@ -40,14 +40,14 @@ def register_equivalence_rule(nid: str, rule: EquivalenceRule) -> None:
     _equivalence_rules[key] = rule
 
 
-_PCT_LOWER = re.compile(r"%(?:[0-9a-f][a-f]|[a-f][0-9A-F])")
+_PCT_ENCODED = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
 def _upper_percent(part: str) -> str:
     """RFC 3986 §6.2.2.1 case normalization of percent-encodings: hex digits to upper case."""
     if "%" not in part:
         return part
-    return _PCT_LOWER.sub(lambda match: match.group().upper(), part)
+    return _PCT_ENCODED.sub(lambda match: match.group().upper(), part)
 
 
 def _component(value: str | None) -> str | None:
