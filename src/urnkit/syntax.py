@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Final, Literal
 
 Mode = Literal["rfc8141", "rfc2141"]
@@ -40,6 +41,17 @@ _PCHAR_CLASS = r"A-Za-z0-9\-._~!$&'()*+,;=:@"
 _TRANS_CLASS = r"A-Za-z0-9()+,\-.:=@;$_!*'"
 _PCT = r"%[0-9A-Fa-f]{2}"
 _SCHEME = r"[uU][rR][nN]:"
+
+# Runs of literal characters, which the scanners skip in one step.
+_PCHAR_RUN = re.compile(rf"[{_PCHAR_CLASS}]+").match
+_TRANS_RUN = re.compile(rf"[{_TRANS_CLASS}]+").match
+
+
+def _skip(run: Callable[[str, int], re.Match[str] | None], text: str, i: int) -> int:
+    """The index after the run of literal characters starting at ``i``."""
+    match = run(text, i)
+    return match.end() if match else i
+
 
 _RFC8141_PATTERN = (
     _SCHEME
@@ -233,7 +245,7 @@ def _diagnose_rfc8141(text: str) -> Diagnosis | None:
     while i < n:
         ch = text[i]
         if ch in PCHAR:
-            i, empty = i + 1, False
+            i, empty = _skip(_PCHAR_RUN, text, i), False
         elif ch == "%":
             found = _percent(text, i, _PCT_SECTION)
             if found:
@@ -318,7 +330,7 @@ def _diagnose_rfc2141(text: str) -> Diagnosis | None:
     while i < n:
         ch = text[i]
         if ch in RFC2141_TRANS:
-            i += 1
+            i = _skip(_TRANS_RUN, text, i)
         elif ch == "%":
             found = _percent(text, i, "RFC 2141 §2.3.1")
             if found:
