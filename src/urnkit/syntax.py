@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Final, Literal
 
 Mode = Literal["rfc8141", "rfc2141"]
