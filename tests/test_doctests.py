@@ -1,23 +1,28 @@
-"""Every docstring example in urnkit runs and prints what it shows (DESIGN.md: docstrings with an
-example that runs)."""
+"""Every docstring example in urnkit, and the README's examples, run and print what they show."""
 
 from __future__ import annotations
 
 import doctest
 import importlib
 import pkgutil
+from pathlib import Path
 
 import pytest
 
 import urnkit
 
-MODULES = sorted(
-    info.name for info in pkgutil.walk_packages(urnkit.__path__, prefix="urnkit.")
-) + ["urnkit"]
+MODULES = [info.name for info in pkgutil.walk_packages(urnkit.__path__, prefix="urnkit.")]
+README = Path(__file__).resolve().parent.parent / "README.md"
 
 
-@pytest.mark.parametrize("name", MODULES)
+@pytest.mark.parametrize("name", ["urnkit", *MODULES])
 def test_docstring_examples(name: str) -> None:
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+
+
+def test_readme_examples() -> None:
+    result = doctest.testfile(str(README), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 10
     assert result.failed == 0
