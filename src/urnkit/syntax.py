@@ -133,17 +133,29 @@ def describe_character(ch: str) -> str:
     """
     if " " < ch < "\x7f":
         return repr(ch)
-    if unicodedata.category(ch)[0] in "CZ":
-        kind = "a space" if unicodedata.category(ch) == "Zs" else "a control character"
-        if unicodedata.category(ch) == "Cf":
-            kind = "an invisible format character"
+    category = unicodedata.category(ch)
+    if "\udc80" <= ch <= "\udcff":  # how Python's surrogateescape carries a byte that is not UTF-8
+        return f"byte 0x{ord(ch) - 0xDC00:02X} (not UTF-8)"
+    if category[0] in "CZ":
+        kind = _KINDS.get(category, "a control character")
         return f"U+{ord(ch):04X} ({kind})"
     return f"U+{ord(ch):04X} {ch!r}"
 
 
+_KINDS = {
+    "Zs": "a space",
+    "Zl": "a line separator",
+    "Zp": "a paragraph separator",
+    "Cf": "an invisible format character",
+    "Cs": "a lone surrogate: a byte that was not UTF-8",
+    "Co": "a private-use character",
+    "Cn": "an unassigned code point",
+}
+
+
 def _not_allowed(text: str, i: int, where: str, rule: str, section: str) -> Diagnosis:
     ch = text[i]
-    if ch > "\x7f":
+    if ch > "\x7f" and unicodedata.category(ch) != "Cs":
         encoded = "".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
         reason = (
             f"{describe_character(ch)} is outside ASCII; URNs carry such characters "
@@ -372,7 +384,7 @@ def _visible(ch: str) -> str:
         return chr(0x2400 + ord(ch))  # the Control Pictures block: U+2409 for a tab, …
     if ch == "\x7f":
         return "\u2421"
-    if unicodedata.category(ch) in ("Cf", "Zl", "Zp", "Mn", "Me") or ch in "\u00a0\u3000":
+    if unicodedata.category(ch) in ("Cf", "Cs", "Zl", "Zp", "Mn", "Me") or ch in "\u00a0\u3000":
         return "\ufffd"
     return ch
 

@@ -1,0 +1,535 @@
+"""The ``urnkit`` command: a thin adapter from the command line to the library.
+
+Each command is one library call: ``check`` is :func:`urnkit.diagnose`, ``parse`` and
+``normalize`` are :meth:`urnkit.URN.parse` and :meth:`~urnkit.URN.normalize`, ``compare`` is
+URN-equivalence (RFC 8141 §3), ``find`` is :func:`urnkit.find_urns` and ``explain`` is
+:func:`urnkit.explain`. This module only reads input, formats output and picks exit statuses.
+
+>>> main(["normalize", "URN:EXAMPLE:a%2c"])
+urn:example:a%2C
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import multiprocessing
+import os
+import signal
+import stat
+import sys
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator
+from contextlib import AbstractContextManager, closing, nullcontext
+from importlib.metadata import PackageNotFoundError, version
+from multiprocessing.pool import AsyncResult
+from time import monotonic
+from typing import IO, Any, NamedTuple, cast
+
+from urnkit.explain import explain
+from urnkit.find import find_urns
+from urnkit.syntax import MODES, Diagnosis, Mode, URNSyntaxError, diagnose, is_valid
+from urnkit.urn import URN
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141  # 128 + SIGINT, 128 + SIGPIPE, as shells report
+CHUNK_BYTES = 1 << 20  # ``check --file`` hands input to workers in blocks of whole lines this big
+PROGRESS_INTERVAL = 0.1  # seconds between progress redraws: at most ten a second
+
+_EQUIVALENCE_SECTION: dict[Mode, str] = {"rfc8141": "RFC 8141 §3", "rfc2141": "RFC 2141 §5"}
+
+
+def _record(text: str, diagnosis: Diagnosis | None, line: int | None = None) -> str:
+    """One ``--json`` line: the verdict on ``text``, with where and why when it is invalid.
+
+    >>> _record("urn:ex:a", None, 3)
+    '{"line": 3, "input": "urn:ex:a", "valid": true}'
+    """
+    record: dict[str, Any] = {} if line is None else {"line": line}
+    record.update(input=text, valid=diagnosis is None)
+    if diagnosis is not None:
+        record.update(
+            position=diagnosis.position,
+            reason=diagnosis.reason,
+            rule=diagnosis.rule,
+            section=diagnosis.section,
+        )
+    return json.dumps(record)
+
+
+class ChunkTask(NamedTuple):
+    """A block of whole lines of a ``check --file`` input, and how to report on it."""
+
+    block: bytes
+    first_line: int
+    name: str
+    mode: Mode
+    as_json: bool
+
+
+class ChunkResult(NamedTuple):
+    """What checking one block found: counts and the output text, ready to write."""
+
+    size: int
+    lines: int
+    checked: int
+    valid: int
+    output: str
+
+
+def check_chunk(task: ChunkTask) -> ChunkResult:
+    """Check each non-blank line of a block; runs in worker processes, so it returns plain data.
+
+    >>> result = check_chunk(ChunkTask(b"urn:ex:a\\r\\n\\nurn:ex:a b\\n", 7, "f", "rfc8141", False))
+    >>> result.lines, result.checked, result.valid
+    (3, 2, 1)
+    >>> print(result.output, end="")
+    f:9:9: U+0020 (a space) is not allowed in the NSS [NSS, RFC 8141 §2.2]
+    """
+    lines = task.block.decode("utf-8", "surrogateescape").split("\n")
+    if lines[-1] == "":  # the block ends with a line ending, not with a last line without one
+        lines.pop()
+    out = []
+    checked = valid = 0
+    for number, line in enumerate(lines, task.first_line):
+        text = line[:-1] if line.endswith("\r") else line
+        if not text:
+            continue
+        checked += 1
+        diagnosis = None if is_valid(text, mode=task.mode) else diagnose(text, mode=task.mode)
+        if diagnosis is None:
+            valid += 1
+        if task.as_json:
+            out.append(_record(text, diagnosis, number))
+        elif diagnosis is not None:
+            out.append(
+                f"{task.name}:{number}:{diagnosis.position + 1}: {diagnosis.reason} "
+                f"[{diagnosis.rule}, {diagnosis.section}]"
+            )
+    output = "\n".join(out) + "\n" if out else ""
+    return ChunkResult(len(task.block), len(lines), checked, valid, output)
+
+
+def _blocks(stream: io.BufferedReader) -> Iterator[tuple[bytes, int]]:
+    """Blocks of whole lines, each with the number of its first line; never the whole input.
+
+    ``read1`` returns what a pipe has ready, so piped input is checked as it arrives.
+
+    >>> list(_blocks(io.BytesIO(b"a\\nb\\n\\nc")))
+    [(b'a\\nb\\n\\n', 1), (b'c', 4)]
+    """
+    first_line, partial = 1, bytearray()  # ``partial``: a line begun but not yet ended
+    while data := stream.read1(CHUNK_BYTES):
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            block = bytes(partial + data[:cut])
+            partial[:] = data[cut:]
+            yield block, first_line
+            first_line += block.count(b"\n")
+        else:
+            partial += data
+    if partial:
+        yield bytes(partial), first_line
+
+
+def _results(tasks: Iterable[ChunkTask], jobs: int) -> Generator[ChunkResult, None, None]:
+    """``map(check_chunk, tasks)``, on ``jobs`` processes when more than one: in order, with at
+    most ``2 * jobs`` blocks in flight (``Pool.imap`` would read the whole input ahead)."""
+    if jobs == 1:
+        yield from map(check_chunk, tasks)
+        return
+    # Workers ignore Ctrl-C: this process gets it, and leaving the block stops them.
+    ignore_interrupt = (signal.SIGINT, signal.SIG_IGN)
+    with multiprocessing.Pool(jobs, signal.signal, ignore_interrupt) as pool:
+        pending: deque[AsyncResult[ChunkResult]] = deque()
+        for task in tasks:
+            pending.append(pool.apply_async(check_chunk, (task,)))
+            if len(pending) == 2 * jobs:
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
+
+
+def _size(stream: io.BufferedReader) -> int | None:
+    """The size of a regular file, None for a pipe or terminal."""
+    try:
+        status = os.fstat(stream.fileno())
+    except (OSError, ValueError):
+        return None
+    return status.st_size if stat.S_ISREG(status.st_mode) else None
+
+
+def _amount(size: int) -> str:
+    """A byte count for humans.
+
+    >>> _amount(512), _amount(1536), _amount(5 * 2**30)
+    ('512 B', '1.5 KiB', '5.0 GiB')
+    """
+    if size < 1024:
+        return f"{size} B"
+    scaled, unit = size / 1024, "KiB"
+    for bigger in ("MiB", "GiB", "TiB"):
+        if scaled < 1024:
+            break
+        scaled, unit = scaled / 1024, bigger
+    return f"{scaled:.1f} {unit}"
+
+
+class Progress:
+    """A one-line progress report on a terminal, redrawn at most every ``PROGRESS_INTERVAL``."""
+
+    def __init__(self, stream: IO[str], total: int | None) -> None:
+        self.stream = stream
+        self.total = total
+        self.done = self.lines = self.width = 0
+        self.start = self.drawn = monotonic()
+
+    def advance(self, size: int, lines: int) -> None:
+        """Count ``size`` more bytes and ``lines`` more lines; redraw if it is time."""
+        self.done += size
+        self.lines += lines
+        now = monotonic()
+        if now - self.drawn >= PROGRESS_INTERVAL:
+            self.drawn = now
+            rate = self.lines / max(now - self.start, 1e-9)
+            read = _amount(self.done)
+            if self.total:
+                part = min(self.done / self.total, 1.0)
+                bar = "#" * round(20 * part)
+                read = f"[{bar:<20}] {part:4.0%}  {read} of {_amount(self.total)}"
+            self._show(f"{read}  {self.lines:,} lines  {rate:,.0f} lines/s")
+
+    def clear(self) -> None:
+        """Erase the report, if one is shown."""
+        self._show("")
+
+    def _show(self, text: str) -> None:
+        if text or self.width:
+            self.stream.write("\r" + text.ljust(self.width) + ("\r" if not text else ""))
+            self.stream.flush()
+            self.width = len(text)
+
+
+def _open(name: str) -> AbstractContextManager[io.BufferedReader]:
+    """The bytes of the file ``name``, closed on leaving ``with``; stdin for ``-``, left open."""
+    if name == "-":
+        return nullcontext(cast(io.BufferedReader, sys.stdin.buffer))
+    return open(name, "rb")
+
+
+def _check_file(name: str, mode: Mode, as_json: bool, jobs: int) -> int:
+    label = "<stdin>" if name == "-" else name
+    try:
+        opened = _open(name)
+    except OSError as error:
+        return _fail(f"cannot read {name}: {error.strerror}", EXIT_USAGE)
+    checked = valid = lines = 0
+    with opened as stream:
+        tasks = (ChunkTask(block, first, label, mode, as_json) for block, first in _blocks(stream))
+        progress = Progress(sys.stderr, _size(stream)) if sys.stderr.isatty() else None
+        shared_terminal = sys.stdout.isatty()
+        try:
+            with closing(_results(tasks, jobs)) as results:
+                for result in results:
+                    checked += result.checked
+                    valid += result.valid
+                    lines += result.lines
+                    if result.output:
+                        if progress is not None and shared_terminal:
+                            progress.clear()
+                        sys.stdout.write(result.output)
+                        sys.stdout.flush()
+                    if progress is not None:
+                        progress.advance(result.size, result.lines)
+        finally:
+            if progress is not None:
+                progress.clear()
+    blank = lines - checked
+    skipped = f", {blank} blank line{'s' * (blank != 1)} skipped" if blank else ""
+    sys.stderr.write(f"{checked} checked, {valid} valid, {checked - valid} invalid{skipped}\n")
+    return EXIT_OK if valid == checked else EXIT_INVALID
+
+
+def _check(args: argparse.Namespace) -> int:
+    if args.file is not None:
+        return _check_file(args.file, args.mode, args.json, args.jobs)
+    if args.jobs != 1:
+        return _fail("check: --jobs applies to --file only", EXIT_USAGE)
+    status = EXIT_OK
+    for text in args.urns:
+        diagnosis = diagnose(text, mode=args.mode)
+        if diagnosis is not None:
+            status = EXIT_INVALID
+        if args.json:
+            print(_record(text, diagnosis))
+        elif diagnosis is None:
+            print(f"ok  {text}")
+        else:
+            print(URNSyntaxError(text, diagnosis))
+    return status
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"urnkit: {message}", file=sys.stderr)
+    return status
+
+
+def _parse(args: argparse.Namespace) -> int:
+    try:
+        urn = URN.parse(args.urn, mode=args.mode)
+    except URNSyntaxError as error:
+        return _fail(str(error), EXIT_INVALID)
+    fields = {
+        "scheme": urn.scheme,
+        "nid": urn.nid,
+        "nss": urn.nss,
+        "r_component": urn.r_component,
+        "q_component": urn.q_component,
+        "f_component": urn.f_component,
+        "assigned_name": urn.assigned_name,
+        "equivalence_key": urn.equivalence_key(),
+        "display": urn.display(),
+    }
+    if args.json:
+        print(json.dumps(fields))
+    else:
+        for key, value in fields.items():
+            shown = "(absent)" if value is None else value or "(empty)"
+            print(f"{key:<16} {shown}")
+    return EXIT_OK
+
+
+def _normalize(args: argparse.Namespace) -> int:
+    status = EXIT_OK
+    for text in args.urns:
+        try:
+            print(URN.parse(text, mode=args.mode).normalize())
+        except URNSyntaxError as error:
+            status = _fail(str(error), EXIT_INVALID)
+    return status
+
+
+def _compare(args: argparse.Namespace) -> int:
+    urns, status = [], EXIT_OK
+    for text in (args.a, args.b):
+        try:
+            urns.append(URN.parse(text, mode=args.mode))
+        except URNSyntaxError as error:
+            status = _fail(str(error), EXIT_USAGE)
+    if status != EXIT_OK:
+        return status
+    first, second = urns
+    verdict = "equivalent" if first == second else "not equivalent"
+    print(f"{verdict} ({_EQUIVALENCE_SECTION[args.mode]})")
+    for letter, urn in zip("AB", urns, strict=True):
+        print(f"  {letter}: {urn}\n     equivalence key: {urn.equivalence_key()}")
+    return EXIT_OK if first == second else EXIT_INVALID
+
+
+def _find(args: argparse.Namespace) -> int:
+    try:
+        opened = _open(args.file)
+    except OSError as error:
+        return _fail(f"cannot read {args.file}: {error.strerror}", EXIT_USAGE)
+    found = False
+    with opened as stream:
+        # Lines end at "\n" only, as in ``check --file``; undecodable bytes never join a URN.
+        text = io.TextIOWrapper(stream, "utf-8", "surrogateescape", newline="\n")
+        for number, line in enumerate(text, 1):
+            for match in find_urns(line, mode=args.mode):
+                sys.stdout.write(f"{number}:{match.start + 1}: {match.text}\n")
+                found = True
+        text.detach()  # leave the stream, stdin included, to its owner
+    return EXIT_OK if found else EXIT_INVALID
+
+
+def _explain(args: argparse.Namespace) -> int:
+    print("\n\n".join(str(explain(text)) for text in args.urns))
+    return EXIT_OK
+
+
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number of processes, 1 or more: {text!r}"
+        )
+    return jobs
+
+
+def _version() -> str:
+    try:
+        return version("urnkit")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
+def _command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    run: Callable[[argparse.Namespace], int],
+    summary: str,
+    details: str,
+    statuses: tuple[str, ...],
+    *,
+    mode: bool = True,
+) -> argparse.ArgumentParser:
+    """Add the command ``run`` names (``_check`` -> ``check``), its help and exit statuses."""
+    parser = commands.add_parser(
+        run.__name__.lstrip("_"),
+        help=summary,
+        description=f"{summary}\n\n{details}",
+        epilog="exit status:\n" + "\n".join(f"  {status}" for status in statuses),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.set_defaults(run=run)
+    if mode:
+        parser.add_argument(
+            "--mode",
+            choices=MODES,
+            default="rfc8141",
+            help="the grammar: rfc8141 (default), or the legacy rfc2141 (no components)",
+        )
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``urnkit`` command, with one subparser per command."""
+    parser = argparse.ArgumentParser(
+        prog="urnkit",
+        description="Uniform Resource Names to the letter of RFC 8141 (and RFC 2141).",
+        epilog="exit status:\n"
+        "  0  success\n"
+        "  1  a negative answer: some text is not a URN, the URNs are not equivalent, or no\n"
+        "     URN was found\n"
+        "  2  usage error, a file that cannot be read, or (compare) a text that is not a URN\n\n"
+        "Run 'urnkit COMMAND --help' for a command's input, output and exit status.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"urnkit {_version()}")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+
+    check = _command(
+        commands,
+        _check,
+        "Check that texts are URNs; say where and why those that are not fail.",
+        "With URN arguments: prints 'ok  URN' for each valid one, and for each invalid one the\n"
+        "reason, rule and RFC section, with a caret under the first character at fault.\n\n"
+        "With --file: one URN per line, as UTF-8. Only the line ending (\\n or \\r\\n) is\n"
+        "stripped; blank lines are skipped and not counted. Prints\n"
+        "'FILE:LINE:COLUMN: reason [rule, section]' for each invalid line (LINE and COLUMN\n"
+        "from 1), then 'N checked, V valid, I invalid' on stderr. Input of any size is read in\n"
+        "blocks, never whole. When stderr is a terminal, it shows progress meanwhile.\n\n"
+        "--json prints one JSON object per URN checked: line (with --file), input, valid, and\n"
+        "when invalid: position (from 0, as in the library), reason, rule and section.",
+        (
+            "0  every text is a URN",
+            "1  some text is not a URN",
+            "2  usage error, or FILE cannot be read",
+        ),
+    )
+    sources = check.add_mutually_exclusive_group(required=True)
+    sources.add_argument("urns", nargs="*", default=[], metavar="URN", help="texts to check")
+    sources.add_argument("--file", metavar="FILE", help="check each line of FILE ('-': stdin)")
+    check.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="with --file: check on N processes, output in input order (default: 1)",
+    )
+    check.add_argument("--json", action="store_true", help="print JSON lines")
+
+    parse = _command(
+        commands,
+        _parse,
+        "Show the parts of a URN.",
+        "Prints scheme, nid, nss, r_component, q_component, f_component, assigned_name,\n"
+        "equivalence_key (RFC 8141 §3) and display (RFC 8141 §4.4).",
+        ("0  the text is a URN", "1  it is not (explained on stderr)", "2  usage error"),
+    )
+    parse.add_argument("urn", metavar="URN")
+    parse.add_argument("--json", action="store_true", help="print one JSON object (null: absent)")
+
+    normalize = _command(
+        commands,
+        _normalize,
+        "Print each URN normalized (RFC 8141 §3).",
+        "Lower-case scheme and NID, upper-case hex digits in percent-encodings; nothing is\n"
+        "decoded, components are kept.",
+        (
+            "0  every text is a URN",
+            "1  some text is not (explained on stderr)",
+            "2  usage error",
+        ),
+    )
+    normalize.add_argument("urns", nargs="+", metavar="URN")
+
+    compare = _command(
+        commands,
+        _compare,
+        "Say whether two URNs are URN-equivalent (RFC 8141 §3).",
+        "Prints the verdict and each URN's equivalence key: its assigned-name with scheme and\n"
+        "NID in lower case and percent-encodings in upper case. Components do not count.",
+        (
+            "0  A and B are equivalent",
+            "1  they are not",
+            "2  usage error, or A or B is not a URN (explained on stderr)",
+        ),
+    )
+    compare.add_argument("a", metavar="A")
+    compare.add_argument("b", metavar="B")
+
+    find = _command(
+        commands,
+        _find,
+        "Print every URN in a text file.",
+        "Prints 'LINE:COLUMN: URN' (both from 1) for each URN found, line by line, as UTF-8;\n"
+        "a URN does not span lines. Trailing punctuation and enclosing marks are left out.",
+        ("0  some URN was found", "1  none was found", "2  usage error, or FILE cannot be read"),
+    )
+    find.add_argument("file", metavar="FILE", help="the text to search ('-': stdin)")
+
+    explain_ = _command(
+        commands,
+        _explain,
+        "Judge texts under both RFC 8141 and RFC 2141, and say why the verdicts differ.",
+        "Prints each text, each grammar's verdict, and the RFC 8141 Appendix B changes behind\n"
+        "a difference.",
+        ("0  whatever the verdicts", "2  usage error"),
+        mode=False,
+    )
+    explain_.add_argument("urns", nargs="+", metavar="URN")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``urnkit`` command with ``argv`` (default: ``sys.argv[1:]``); return its status.
+
+    >>> main(["compare", "URN:EXAMPLE:a", "urn:example:a?=q"])
+    equivalent (RFC 8141 §3)
+      A: URN:EXAMPLE:a
+         equivalence key: urn:example:a
+      B: urn:example:a?=q
+         equivalence key: urn:example:a
+    0
+    """
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as done:  # --help, --version, or a usage error argparse has reported
+        return done.code if isinstance(done.code, int) else EXIT_USAGE
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):  # echoed input may hold undecodable bytes
+            stream.reconfigure(errors="backslashreplace")
+    try:
+        return cast(int, args.run(args))
+    except BrokenPipeError:
+        # The reader left (``urnkit find big.txt | head``): stop quietly, as Unix filters do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        return _fail("interrupted", EXIT_INTERRUPTED)
