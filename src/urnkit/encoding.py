@@ -106,9 +106,24 @@ _DEFAULT_IGNORABLE = (
 )
 
 
+# Characters that render blank though Unicode does not call them ignorable (BRAILLE PATTERN
+# BLANK, MUSICAL SYMBOL NULL NOTEHEAD), and look-alikes of the delimiters "/", ":", "?" that have
+# no compatibility mapping to them (FRACTION SLASH, DIVISION SLASH, BIG SOLIDUS, BOX DRAWINGS
+# LIGHT DIAGONAL, RATIO, MODIFIER LETTER COLON, ARMENIAN FULL STOP, HEBREW PUNCTUATION SOF PASUQ,
+# COMBINING LONG SOLIDUS OVERLAY, COMBINING REVERSE SOLIDUS OVERLAY, REVERSED QUESTION MARK).
+_MISLEADING = frozenset(
+    "\u2800\U0001d159\u2044\u2215\u29f8\u2571\u2236\ua789\u0589\u05c3\u0338\u20e5\u2e2e"
+)
+
+
 def _displayable(ch: str) -> bool:
-    """Non-ASCII, visible, and not a control, format, separator or unassigned character."""
-    if ch < "\x80" or unicodedata.category(ch)[0] in "CZ":
+    """Non-ASCII and visible, and not mistakable for ASCII: no control, format, separator,
+    unassigned or default-ignorable character, nothing whose compatibility form (NFKC) holds
+    ASCII (the fullwidth solidus, the feminine ordinal "a", …), no known blank or delimiter
+    look-alike."""
+    if ch < "\x80" or unicodedata.category(ch)[0] in "CZ" or ch in _MISLEADING:
+        return False
+    if any(c < "\x80" for c in unicodedata.normalize("NFKC", ch)):
         return False
     code = ord(ch)
     return not any(low <= code <= high for low, high in _DEFAULT_IGNORABLE)
@@ -146,7 +161,7 @@ def _display_run(run: str) -> str:
 def display(text: str) -> str:
     """A URN for human eyes (RFC 8141 §4.4): percent-encoded UTF-8 of visible non-ASCII
     characters shown as the characters. Escapes of ASCII characters (they may be delimiters with
-    meaning), invalid UTF-8, and control or invisible characters stay encoded.
+    meaning), invalid UTF-8, control or invisible characters and look-alikes of ASCII stay encoded.
 
     >>> display("urn:example:M%C3%BCller%2F%E2%80%8B%FF")
     'urn:example:Müller%2F%E2%80%8B%FF'

@@ -33,9 +33,10 @@ def register_equivalence_rule(nid: str, rule: EquivalenceRule) -> None:
     >>> register_equivalence_rule("x-caseless", str.lower)
     >>> URN.parse("urn:X-CASELESS:AbC") == URN.parse("urn:x-caseless:abc")
     True
+    >>> del _equivalence_rules["x-caseless"]  # tidy up after the example
     """
     key = nid.lower()
-    if key in _equivalence_rules and _equivalence_rules[key] is not rule:
+    if key in _equivalence_rules and _equivalence_rules[key] != rule:
         raise ValueError(f"an equivalence rule for the NID {nid!r} is registered already")
     _equivalence_rules[key] = rule
 
@@ -64,12 +65,11 @@ class URN:
     'CCResolve:cc=uk'
     """
 
-    __slots__ = ("_key", "_mode", "_parts", "_text")
+    __slots__ = ("_mode", "_parts", "_text")
 
     _text: str
     _mode: Mode
     _parts: tuple[str, str, str | None, str | None, str | None]  # nid, nss, r, q, f
-    _key: str | None
 
     def __new__(cls, text: str, mode: Mode = "rfc8141") -> URN:
         try:
@@ -85,7 +85,6 @@ class URN:
         _SET_PARTS(
             self, match.groups() if mode == "rfc8141" else (*match.groups(), None, None, None)
         )
-        _SET_KEY(self, None)
         return self
 
     @staticmethod
@@ -194,15 +193,10 @@ class URN:
         >>> URN.parse("URN:example:a%2c?+r").equivalence_key()
         'urn:example:a%2C'
         """
-        key = self._key
-        if key is None:
-            nid = self.nid.lower()
-            key = f"urn:{nid}:{_upper_percent(self.nss)}"
-            rule = _equivalence_rules.get(nid)
-            if rule is not None:
-                key = rule(key)
-            _SET_KEY(self, key)
-        return key
+        nid = self.nid.lower()
+        key = f"urn:{nid}:{_upper_percent(self.nss)}"
+        rule = _equivalence_rules.get(nid)
+        return key if rule is None else rule(key)
 
     def display(self) -> str:
         """The URN for humans (RFC 8141 §4.4): visible non-ASCII characters decoded.
@@ -244,7 +238,6 @@ def _slot_setter(name: str) -> Callable[[URN, Any], None]:
 _SET_TEXT = _slot_setter("_text")
 _SET_MODE = _slot_setter("_mode")
 _SET_PARTS = _slot_setter("_parts")
-_SET_KEY = _slot_setter("_key")
 
 
 def equivalent(a: str | URN, b: str | URN, *, mode: Mode = "rfc8141") -> bool:
