@@ -319,6 +319,20 @@ def test_syntax_error_rule(text: str, rule: str) -> None:
     assert diagnosis.rule == rule
 
 
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("urx:ab:c", "URN"),  # RFC 2141 §2: <URN> ::= "urn:" <NID> ":" <NSS>
+        ("urn:-a:c", "NID"),  # RFC 2141 §2: <NID> ::= <let-num> [ 1,31<let-num-hyp> ]
+        ("urn:ab:c/d", "NSS"),  # RFC 2141 §2.3.2: "/" is reserved
+    ],
+)
+def test_rfc2141_syntax_error_rule(text: str, rule: str) -> None:
+    diagnosis = diagnose(text, mode="rfc2141")
+    assert diagnosis is not None
+    assert diagnosis.rule == rule
+
+
 # RFC 8141 URNs whose parts the grammar decides in a way that is easy to get wrong.
 @pytest.mark.parametrize(
     ("text", "parts"),

@@ -185,22 +185,18 @@ def _percent(text: str, i: int, section: str) -> Diagnosis | None:
     return None
 
 
-def _scheme(text: str, section: str) -> Diagnosis | None:
+def _scheme(text: str, rule: str, section: str) -> Diagnosis | None:
     for i, expected in enumerate("urn:"):
         if i == len(text):
-            return Diagnosis(i, 'the text ends before "urn:" is complete', "assigned-name", section)
+            return Diagnosis(i, 'the text ends before "urn:" is complete', rule, section)
         if text[i] not in (expected, expected.upper()):
-            return Diagnosis(
-                i,
-                f'a URN begins with "urn:" (in any case); found {describe_character(text[i])}',
-                "assigned-name",
-                section,
-            )
+            reason = f'a URN begins with "urn:" (in any case); found {describe_character(text[i])}'
+            return Diagnosis(i, reason, rule, section)
     return None
 
 
 def _diagnose_rfc8141(text: str) -> Diagnosis | None:
-    found = _scheme(text, _RFC8141)
+    found = _scheme(text, "assigned-name", _RFC8141)
     if found:
         return found
     n = len(text)
@@ -305,7 +301,7 @@ def _diagnose_rfc8141(text: str) -> Diagnosis | None:
 
 
 def _diagnose_rfc2141(text: str) -> Diagnosis | None:
-    found = _scheme(text, _RFC2141)
+    found = _scheme(text, "URN", _RFC2141)  # RFC 2141 §2 names the whole rule <URN>
     if found:
         return found
     n = len(text)
