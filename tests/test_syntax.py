@@ -449,3 +449,15 @@ def test_rfc_equivalence_examples(a: str, b: str, mode: Mode, same: bool) -> Non
     assert (first == second) is same
     if same:
         assert hash(first) == hash(second)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_long_invalid_input_is_rejected_without_backtracking(mode: Mode) -> None:
+    # RFC 8141 §2 / RFC 2141 §2: a long NSS of literal runs and escapes followed by a character
+    # outside every part. An expression with nested, non-possessive repetition backtracks
+    # exponentially here and never returns; the unrolled, possessive one is linear.
+    text = "urn:example:" + "a%41" * 5_000 + " "
+    assert not is_valid(text, mode=mode)
+    diagnosis = diagnose(text, mode=mode)
+    assert diagnosis is not None
+    assert diagnosis.position == len(text) - 1

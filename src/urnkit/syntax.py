@@ -53,26 +53,44 @@ def _skip(run: Callable[[str, int], re.Match[str] | None], text: str, i: int) ->
     return match.end() if match else i
 
 
+def _unrolled(first: str, rest: str, escape: str = _PCT) -> str:
+    """``first (rest-character / escape)*`` as "a literal run, then (escape, literal run)*".
+
+    The possessive quantifiers are what keeps matching linear: with plain ones, a nested
+    ``(?:[c]+|%XX)*`` backtracks exponentially on a long NSS followed by an invalid character.
+    """
+    return rf"{first}[{rest}]*+(?:(?:{escape})[{rest}]*+)*+"
+
+
+_PCHAR = rf"(?:[{_PCHAR_CLASS}]|{_PCT})"
+# §2.3.1: the r-component ends at the first "?=" (or "#"), so "?" inside it may not precede "=".
+_R_ESCAPE = _PCT + r"|\?(?!=)"
+# The two groups of rq-components and the f-component of RFC 8141 §2; in RFC 2141 mode they are
+# there but can never match, so that both modes' matches have the same five groups.
 _RFC8141_PATTERN = (
     _SCHEME
     + r"(?P<nid>[A-Za-z0-9][A-Za-z0-9-]{0,30}[A-Za-z0-9]):"
-    + rf"(?P<nss>(?:[{_PCHAR_CLASS}]|{_PCT})(?:[{_PCHAR_CLASS}/]++|{_PCT})*+)"
-    # §2.3.1: the r-component ends at the first "?=" (or "#"), so "?" inside it may not precede "=".
-    + rf"(?:\?\+(?P<r>(?:[{_PCHAR_CLASS}]|{_PCT})(?:[{_PCHAR_CLASS}/]++|{_PCT}|\?(?!=))*+))?"
-    + rf"(?:\?=(?P<q>(?:[{_PCHAR_CLASS}]|{_PCT})(?:[{_PCHAR_CLASS}/?]++|{_PCT})*+))?"
-    + rf"(?:\#(?P<f>(?:[{_PCHAR_CLASS}/?]++|{_PCT})*+))?"
+    + rf"(?P<nss>{_unrolled(_PCHAR, _PCHAR_CLASS + '/')})"
+    + rf"(?:\?\+(?P<r>{_unrolled(_PCHAR, _PCHAR_CLASS + '/', _R_ESCAPE)}))?"
+    + rf"(?:\?=(?P<q>{_unrolled(_PCHAR, _PCHAR_CLASS + '/?')}))?"
+    + rf"(?:\#(?P<f>{_unrolled('', _PCHAR_CLASS + '/?')}))?"
 )
 _RFC2141_PATTERN = (
     _SCHEME
     + r"(?P<nid>(?![uU][rR][nN]:)[A-Za-z0-9][A-Za-z0-9-]{0,31}):"
-    + rf"(?P<nss>(?:[{_TRANS_CLASS}]++|{_PCT})++)"
+    + rf"(?P<nss>{_unrolled(rf'(?:[{_TRANS_CLASS}]|{_PCT})', _TRANS_CLASS)})"
+    + r"(?P<r>(?!))?(?P<q>(?!))?(?P<f>(?!))?"
 )
 
 NAMESTRING: Final[dict[Mode, re.Pattern[str]]] = {
     "rfc8141": re.compile(_RFC8141_PATTERN),
     "rfc2141": re.compile(_RFC2141_PATTERN),
 }
-_FULLMATCH = {mode: pattern.fullmatch for mode, pattern in NAMESTRING.items()}
+# is_valid needs no groups: the same expressions with every capture turned into a plain group.
+_FULLMATCH = {
+    mode: re.compile(re.sub(r"\(\?P<\w+>", "(?:", pattern.pattern)).fullmatch
+    for mode, pattern in NAMESTRING.items()
+}
 
 
 def is_valid(text: str, *, mode: Mode = "rfc8141") -> bool:
@@ -186,6 +204,8 @@ def _percent(text: str, i: int, section: str) -> Diagnosis | None:
 
 
 def _scheme(text: str, rule: str, section: str) -> Diagnosis | None:
+    if text[:4].isascii() and text[:4].lower() == "urn:":
+        return None
     for i, expected in enumerate("urn:"):
         if i == len(text):
             return Diagnosis(i, 'the text ends before "urn:" is complete', rule, section)
@@ -418,18 +438,40 @@ class URNSyntaxError(ValueError):
                    ^
     """
 
+    args: tuple[str, Diagnosis]
+
     def __init__(self, text: str, diagnosis: Diagnosis) -> None:
-        self.text = text
-        self.position = diagnosis.position
-        self.reason = diagnosis.reason
-        self.rule = diagnosis.rule
-        self.section = diagnosis.section
         super().__init__(text, diagnosis)
+
+    @property
+    def text(self) -> str:
+        """The text that is not a URN."""
+        return self.args[0]
 
     @property
     def diagnosis(self) -> Diagnosis:
         """The position, reason, rule and section as one value."""
-        return Diagnosis(self.position, self.reason, self.rule, self.section)
+        return self.args[1]
+
+    @property
+    def position(self) -> int:
+        """The first index at which the text stops being the beginning of any valid URN."""
+        return self.args[1].position
+
+    @property
+    def reason(self) -> str:
+        """Why the text is not a URN there."""
+        return self.args[1].reason
+
+    @property
+    def rule(self) -> str:
+        """The ABNF rule that the text breaks."""
+        return self.args[1].rule
+
+    @property
+    def section(self) -> str:
+        """The RFC section that states the rule."""
+        return self.args[1].section
 
     def __str__(self) -> str:
         lines = caret_lines(self.text, self.position).replace("\n", "\n  ")

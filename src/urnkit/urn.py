@@ -65,11 +65,10 @@ class URN:
     'CCResolve:cc=uk'
     """
 
-    __slots__ = ("_mode", "_parts", "_text")
+    __slots__ = ("_match", "_mode")
 
-    _text: str
     _mode: Mode
-    _parts: tuple[str, str, str | None, str | None, str | None]  # nid, nss, r, q, f
+    _match: re.Match[str]  # groups 1 to 5: NID, NSS, r-, q-, f-component (syntax.NAMESTRING)
 
     def __new__(cls, text: str, mode: Mode = "rfc8141") -> URN:
         try:
@@ -80,11 +79,8 @@ class URN:
             cls._reject(text, mode)
         self = object.__new__(cls)
         # Slot descriptors set directly: the hot path skips the guarding __setattr__.
-        _SET_TEXT(self, text)
+        _SET_MATCH(self, match)
         _SET_MODE(self, mode)
-        _SET_PARTS(
-            self, match.groups() if mode == "rfc8141" else (*match.groups(), None, None, None)
-        )
         return self
 
     @staticmethod
@@ -99,32 +95,32 @@ class URN:
     @property
     def scheme(self) -> str:
         """The scheme as written: "urn" in any case."""
-        return self._text[:3]
+        return self._match.string[:3]
 
     @property
     def nid(self) -> str:
         """The namespace identifier as written (RFC 8141 §2.1)."""
-        return self._parts[0]
+        return self._match[1]
 
     @property
     def nss(self) -> str:
         """The namespace-specific string as written (RFC 8141 §2.2)."""
-        return self._parts[1]
+        return self._match[2]
 
     @property
     def r_component(self) -> str | None:
         """The r-component without its "?+", or None (RFC 8141 §2.3.1)."""
-        return self._parts[2]
+        return self._match[3]
 
     @property
     def q_component(self) -> str | None:
         """The q-component without its "?=", or None (RFC 8141 §2.3.2)."""
-        return self._parts[3]
+        return self._match[4]
 
     @property
     def f_component(self) -> str | None:
         """The f-component without its "#", or None; "" when present and empty (RFC 8141 §2.3.3)."""
-        return self._parts[4]
+        return self._match[5]
 
     @classmethod
     def parse(cls, text: str, *, mode: Mode = "rfc8141") -> URN:
@@ -163,7 +159,7 @@ class URN:
     @property
     def assigned_name(self) -> str:
         """``urn:<NID>:<NSS>`` as written, without components (RFC 8141 §2)."""
-        return self._text[: 4 + len(self.nid) + 1 + len(self.nss)]
+        return self._match.string[: self._match.end(2)]
 
     def normalize(self) -> URN:
         """RFC 8141 §3 case normalization: lower-case scheme and NID, upper-case hex digits in
@@ -204,13 +200,13 @@ class URN:
         >>> URN.parse("urn:example:M%C3%BCller").display()
         'urn:example:Müller'
         """
-        return display(self._text)
+        return display(self._match.string)
 
     def __str__(self) -> str:
-        return self._text
+        return self._match.string
 
     def __repr__(self) -> str:
-        return f"URN({self._text!r})"
+        return f"URN({self._match.string!r})"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, URN):
@@ -227,7 +223,7 @@ class URN:
         raise AttributeError(f"URN is immutable; cannot delete {name!r}")
 
     def __reduce__(self) -> tuple[type[URN], tuple[str, Mode]]:
-        return (URN, (self._text, self._mode))
+        return (URN, (self._match.string, self._mode))
 
 
 def _slot_setter(name: str) -> Callable[[URN, Any], None]:
@@ -235,9 +231,8 @@ def _slot_setter(name: str) -> Callable[[URN, Any], None]:
     return setter
 
 
-_SET_TEXT = _slot_setter("_text")
+_SET_MATCH = _slot_setter("_match")
 _SET_MODE = _slot_setter("_mode")
-_SET_PARTS = _slot_setter("_parts")
 
 
 def equivalent(a: str | URN, b: str | URN, *, mode: Mode = "rfc8141") -> bool:
