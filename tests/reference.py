@@ -24,7 +24,8 @@ The grammars (the contract urnkit implements):
 from __future__ import annotations
 
 import string
-from typing import Final, NamedTuple
+from dataclasses import dataclass
+from typing import Final
 
 from urnkit import Mode
 
@@ -40,7 +41,8 @@ PCHAR: Final = UNRESERVED | SUB_DELIMS | frozenset(":@")
 TRANS: Final = ALPHANUM | frozenset("()+,-.:=@;$_!*'")
 
 
-class Parts(NamedTuple):
+@dataclass(frozen=True)
+class Parts:
     """A URN's pieces as written; components are None when absent (the f-component may be "")."""
 
     scheme: str

@@ -9,6 +9,8 @@ into a URN-equivalent one.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import strategies as st
 from reference import ALPHANUM, HEXDIG, PCHAR, TRANS, Parts
 
@@ -158,10 +160,10 @@ def respelled(draw: st.DrawFn, parts: Parts, mode: Mode) -> str:
     any r-, q- and f-components instead of the original ones."""
     nss = parts.nss.split("%")
     nss = nss[:1] + [_recase(draw, piece[:2]) + piece[2:] for piece in nss[1:]]
-    respelling = parts._replace(
-        scheme=_recase(draw, parts.scheme), nid=_recase(draw, parts.nid), nss="%".join(nss)
+    respelling = replace(
+        parts, scheme=_recase(draw, parts.scheme), nid=_recase(draw, parts.nid), nss="%".join(nss)
     )
     if mode == "rfc8141":
         r, q, f = draw(_COMPONENTS)
-        respelling = respelling._replace(r_component=r, q_component=q, f_component=f)
+        respelling = replace(respelling, r_component=r, q_component=q, f_component=f)
     return respelling.text

@@ -10,9 +10,9 @@ from dataclasses import replace
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from reference import Parts
 from urn_strategies import (
     PCT_ENCODED,
-    Parts,
     f_components,
     q_components,
     r_components,

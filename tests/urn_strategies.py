@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 import string
-from dataclasses import dataclass
 
 from hypothesis import strategies as st
+from reference import Parts
 
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789ABCDEFabcdef"
@@ -21,33 +21,6 @@ PCHAR = ALNUM + "-._~!$&'()*+,;=:@"
 RFC2141_TRANS = ALNUM + "()+,-.:=@;$_!*'"
 
 PCT_ENCODED = re.compile(r"%[0-9A-Fa-f]{2}")
-
-
-@dataclass(frozen=True)
-class Parts:
-    """A URN's parts as written; ``text`` joins them as RFC 8141 §2 does."""
-
-    scheme: str
-    nid: str
-    nss: str
-    r_component: str | None = None
-    q_component: str | None = None
-    f_component: str | None = None
-
-    @property
-    def assigned_name(self) -> str:
-        return f"{self.scheme}:{self.nid}:{self.nss}"
-
-    @property
-    def text(self) -> str:
-        text = self.assigned_name
-        if self.r_component is not None:
-            text += "?+" + self.r_component
-        if self.q_component is not None:
-            text += "?=" + self.q_component
-        if self.f_component is not None:
-            text += "#" + self.f_component
-        return text
 
 
 def recase(draw: st.DrawFn, text: str) -> str:
