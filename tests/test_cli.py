@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from urnkit import cli
+from urnkit import URN, Finding, cli, namespaces
 from urnkit.cli import main
 
 Outcome = tuple[int, str, str]
@@ -110,6 +110,9 @@ def test_check_mode_rfc2141_rejects_components(capsys: pytest.CaptureFixture[str
         (["check", "--jobs", "2", "urn:ex:a"], "--jobs applies to --file only"),
         (["check", "--file", "x.txt", "--jobs", "0"], "1 or more: '0'"),
         (["check", "--mode", "rfc3986", "urn:ex:a"], "invalid choice: 'rfc3986'"),
+        (["check", "--strict", "--mode", "rfc2141", "urn:ex:a"], "--strict applies to RFC 8141"),
+        (["info"], "the following arguments are required: URN"),
+        (["info", "--mode", "rfc2141", "urn:ex:a"], "unrecognized arguments: --mode"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
         ([], "the following arguments are required: COMMAND"),
     ],
@@ -132,6 +135,243 @@ def test_check_help_says_blank_lines_are_skipped(capsys: pytest.CaptureFixture[s
     assert status == 0
     assert "blank lines are skipped" in " ".join(out.split())
     assert "2  usage error, or FILE cannot be read" in out
+
+
+# --- check --strict -----------------------------------------------------------------------------
+
+
+def with_warning_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A namespace module for "isbn" that warns about every NSS with a hyphen."""
+
+    def rules(urn: URN, *, strict: bool) -> list[Finding]:
+        if "-" not in urn.nss:
+            return []
+        return [Finding("isbn.hyphen", "warning", "hyphens are ignored", 9, "ISBN template")]
+
+    monkeypatch.setattr(namespaces, "_validators", {"isbn": rules})
+
+
+def test_check_strict_reports_nid_policy_findings(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(
+        capsys, "check", "--strict", "urn:nbn:fi-fe201003181510", "urn:x-foo:bar", "urn:zz-a:b"
+    )
+    assert (status, err) == (1, "")
+    assert out.splitlines() == [
+        "ok  urn:nbn:fi-fe201003181510",
+        "not a URN: urn:x-foo:bar",
+        # RFC 8141 Appendix C: experimental namespaces are not valid URNs.
+        '  error at position 4: the NID "x-foo" is reserved: "X-" marked the experimental '
+        "namespaces of RFC 3406, which RFC 8141 removed; names in them are not valid URNs "
+        "[nid.reserved, RFC 8141 §5.1, Appendix C]",
+        "    urn:x-foo:bar",
+        "        ^",
+        "not a URN: urn:zz-a:b",
+        # RFC 8141 §5.1 (3): two letters and a hyphen.
+        '  error at position 4: the NID "zz-a" is reserved: NIDs beginning with two letters and a '
+        "hyphen are reserved for national namespaces based on ISO 3166-1 alpha-2 country codes "
+        "[nid.reserved, RFC 8141 §5.1]",
+        "    urn:zz-a:b",
+        "        ^",
+    ]
+
+
+def test_check_without_strict_is_syntax_only(capsys: pytest.CaptureFixture[str]) -> None:
+    # RFC 8141 §1: an unregistered NID makes it no URN, but only --strict looks.
+    assert run(capsys, "check", "urn:notregistered:x", "urn:x-foo:bar")[0] == 0
+    status, out, _ = run(capsys, "check", "--strict", "urn:notregistered:x")
+    assert status == 1
+    assert "[nid.unregistered, RFC 8141 §1]" in out
+
+
+def test_check_strict_syntax_error_shows_position_and_caret(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = run(capsys, "check", "--strict", "urn:example:a b")
+    assert status == 1
+    assert out.splitlines() == [
+        "not a URN: urn:example:a b",
+        "  error at position 13: U+0020 (a space) is not allowed in the NSS "
+        "[syntax.invalid, RFC 8141 §2.2]",
+        "    urn:example:a b",
+        "                 ^",
+    ]
+
+
+def test_check_strict_prints_warnings_and_exits_0(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with_warning_rule(monkeypatch)
+    status, out, _ = run(capsys, "check", "--strict", "urn:isbn:0-451-45052-3")
+    assert status == 0
+    assert out.splitlines() == [
+        "ok  urn:isbn:0-451-45052-3",
+        "  warning at position 9: hyphens are ignored [isbn.hyphen, ISBN template]",
+        "    urn:isbn:0-451-45052-3",
+        "             ^",
+    ]
+
+
+def test_check_strict_json_has_the_findings(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "check", "--strict", "--json", "urn:isbn:1", "urn:urn-0:x")
+    assert status == 1
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert first == {"input": "urn:isbn:1", "valid": True, "findings": []}
+    assert second["valid"] is False
+    # RFC 8141 §5.2: Number has no leading zero, and "urn-" begins only informal NIDs (§5.1).
+    assert second["findings"] == [
+        {
+            "code": "nid.reserved",
+            "severity": "error",
+            "message": 'the NID "urn-0" is reserved: "urn-" begins only informal NIDs, "urn-" '
+            "and a number without leading zeros",
+            "position": 4,
+            "section": "RFC 8141 §5.1, §5.2",
+        }
+    ]
+
+
+def test_check_strict_file_reports_each_finding_and_counts_warnings(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    with_warning_rule(monkeypatch)
+    path = tmp_path / "urns.txt"
+    path.write_text(
+        "urn:nbn:fi-fe201003181510\n"
+        "urn:isbn:0-451-45052-3\n"  # a warning: valid
+        "\n"
+        "urn:unknown:a\n"  # RFC 8141 §1: unregistered, an error when strict
+        "urn:ex:a b\n"  # RFC 8141 §2.2
+    )
+    status, out, err = run(capsys, "check", "--strict", "--file", str(path))
+    assert status == 1
+    assert out.splitlines() == [
+        f"{path}:2:10: warning: hyphens are ignored [isbn.hyphen, ISBN template]",
+        f'{path}:4:5: error: the NID "unknown" is not registered with IANA; without a registered '
+        "NID, a string is not a URN [nid.unregistered, RFC 8141 §1]",
+        f"{path}:5:9: error: U+0020 (a space) is not allowed in the NSS "
+        "[syntax.invalid, RFC 8141 §2.2]",
+    ]
+    assert err == "4 checked, 2 valid, 2 invalid, 1 with warnings, 1 blank line skipped\n"
+
+
+def test_check_strict_file_json_and_jobs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "urns.txt"
+    path.write_text("urn:ietf:rfc:8141\nurn:x-y:z\nurn:ex:\n" * 1000)
+    one = run(capsys, "check", "--strict", "--file", str(path), "--json")
+    assert one == run(capsys, "check", "--strict", "--file", str(path), "--json", "--jobs", "2")
+    status, out, err = one
+    assert status == 1
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [record["valid"] for record in records[:3]] == [True, False, False]
+    assert [finding["code"] for record in records[:3] for finding in record["findings"]] == [
+        "nid.reserved",
+        "syntax.invalid",
+    ]
+    assert records[2]["line"] == 3
+    assert err == "3000 checked, 1000 valid, 2000 invalid, 0 with warnings\n"
+
+
+def test_check_strict_file_line_of_a_finding_without_position() -> None:
+    finding = Finding("nbn.no-hyphen", "error", "no hyphen", None, "RFC 8458 §4.2")
+    assert (
+        cli._file_finding("f", 3, finding) == "f:3: error: no hyphen [nbn.no-hyphen, RFC 8458 §4.2]"
+    )
+
+
+# --- info ---------------------------------------------------------------------------------------
+
+
+def test_info_shows_the_registry_entry_and_no_findings(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "info", "URN:NBN:fi-fe201003181510")
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [
+        "urn              URN:NBN:fi-fe201003181510",
+        "nid              NBN",
+        "nid_class        formal (RFC 8141 §5.1)",
+        "namespace        formal, RFC 8458",
+        "registered       (date not given)",
+        "template         https://www.iana.org/assignments/urn-formal/nbn",
+        "fields           (no namespace module for this NID)",
+        "findings         none",
+    ]
+
+
+def test_info_of_an_unregistered_nid_warns_and_strict_fails(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = run(capsys, "info", "urn:urn-99:x")
+    assert status == 0
+    lines = out.splitlines()
+    # RFC 8141 §5.2: the form of an informal NID, not assigned by IANA: unregistered (§1).
+    assert lines[2:6] == [
+        "nid_class        unregistered (RFC 8141 §1)",
+        "namespace        (not in IANA's registry)",
+        "fields           (no namespace module for this NID)",
+        "findings         1",
+    ]
+    assert lines[6].startswith('  warning at position 4: the NID "urn-99" has the form')
+    status, out, _ = run(capsys, "info", "--strict", "urn:urn-99:x")
+    assert status == 1
+    assert '  error at position 4: the NID "urn-99"' in out
+
+
+def test_info_of_a_reserved_nid_names_the_clause_section(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = run(capsys, "info", "urn:xn--abc:d")
+    assert status == 1
+    # RFC 8141 §5.1 (3): "xn--" is reserved for DNS A-labels.
+    assert "nid_class        reserved (RFC 8141 §5.1)\n" in out
+    assert "[nid.reserved, RFC 8141 §5.1]" in out
+
+
+def test_info_json(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        namespaces, "_fields_parsers", {"urn-7": lambda urn: {"parts": urn.nss.split(":")}}
+    )
+    status, out, _ = run(capsys, "info", "--json", "urn:urn-7:a:b")
+    assert status == 0
+    assert json.loads(out) == {
+        "urn": "urn:urn-7:a:b",
+        "nid": "urn-7",
+        "nid_class": "informal",
+        "nid_class_section": "RFC 8141 §5.2",
+        "namespace": {
+            "nid": "urn-7",
+            "kind": "informal",
+            "reference": "RFC 6050",
+            "date": None,
+            "template": None,
+        },
+        "fields": {"parts": ["a", "b"]},
+        "valid": True,
+        "findings": [],
+    }
+    status, out, _ = run(capsys, "info", "--json", "urn:x-a:b")
+    assert status == 1
+    record = json.loads(out)
+    assert (record["nid_class"], record["nid_class_section"]) == (
+        "reserved",
+        "RFC 8141 §5.1, Appendix C",
+    )
+    assert (record["namespace"], record["valid"]) == (None, False)
+
+
+def test_info_shows_namespace_fields(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(namespaces, "_fields_parsers", {"nbn": lambda urn: {"country": "fi"}})
+    status, out, _ = run(capsys, "info", "urn:nbn:fi-fe201003181510")
+    assert status == 0
+    assert "fields.country   fi\n" in out
+
+
+def test_info_of_a_text_that_is_not_a_urn_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "info", "urn:nbn:a b")
+    assert (status, out) == (1, "")
+    assert err.startswith("urnkit: not a URN at position 9: U+0020 (a space)")
 
 
 # --- check --file -------------------------------------------------------------------------------

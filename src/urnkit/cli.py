@@ -1,9 +1,11 @@
 """The ``urnkit`` command: a thin adapter from the command line to the library.
 
-Each command is one library call: ``check`` is :func:`urnkit.diagnose`, ``parse`` and
-``normalize`` are :meth:`urnkit.URN.parse` and :meth:`~urnkit.URN.normalize`, ``compare`` is
-URN-equivalence (RFC 8141 §3), ``find`` is :func:`urnkit.find_urns` and ``explain`` is
-:func:`urnkit.explain`. This module only reads input, formats output and picks exit statuses.
+Each command is one library call: ``check`` is :func:`urnkit.diagnose` (:func:`urnkit.validate`
+with ``--strict``), ``parse`` and ``normalize`` are :meth:`urnkit.URN.parse` and
+:meth:`~urnkit.URN.normalize`, ``compare`` is URN-equivalence (RFC 8141 §3), ``find`` is
+:func:`urnkit.find_urns`, ``explain`` is :func:`urnkit.explain` and ``info`` gathers what
+:mod:`urnkit.namespaces` knows about a URN. This module only reads input, formats output and picks
+exit statuses.
 
 >>> main(["normalize", "URN:EXAMPLE:a%2c"])
 urn:example:a%2C
@@ -23,6 +25,7 @@ import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import AbstractContextManager, closing, nullcontext
+from dataclasses import asdict
 from importlib.metadata import PackageNotFoundError, version
 from multiprocessing.pool import AsyncResult
 from time import monotonic
@@ -30,7 +33,9 @@ from typing import IO, Any, NamedTuple, cast
 
 from urnkit.explain import explain
 from urnkit.find import find_urns
-from urnkit.syntax import MODES, Diagnosis, Mode, URNSyntaxError, diagnose, is_valid
+from urnkit.findings import Finding, is_acceptable
+from urnkit.namespaces import classify_nid, lookup, namespace_fields, reservation, validate
+from urnkit.syntax import MODES, Diagnosis, Mode, URNSyntaxError, caret_lines, diagnose, is_valid
 from urnkit.urn import URN
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -42,7 +47,7 @@ _EQUIVALENCE_SECTION: dict[Mode, str] = {"rfc8141": "RFC 8141 §3", "rfc2141": "
 
 
 def _record(text: str, diagnosis: Diagnosis | None, line: int | None = None) -> str:
-    """One ``--json`` line: the verdict on ``text``, with where and why when it is invalid.
+    """One ``check --json`` line: the verdict on ``text``, with where and why when it is invalid.
 
     >>> _record("urn:ex:a", None, 3)
     '{"line": 3, "input": "urn:ex:a", "valid": true}'
@@ -59,6 +64,37 @@ def _record(text: str, diagnosis: Diagnosis | None, line: int | None = None) -> 
     return json.dumps(record)
 
 
+def _strict_record(text: str, findings: list[Finding], line: int | None = None) -> str:
+    """One ``check --strict --json`` line: the verdict on ``text`` and every finding.
+
+    >>> _strict_record("urn:ex:a", [])
+    '{"input": "urn:ex:a", "valid": true, "findings": []}'
+    """
+    record: dict[str, Any] = {} if line is None else {"line": line}
+    record.update(
+        input=text,
+        valid=is_acceptable(findings),
+        findings=[asdict(finding) for finding in findings],
+    )
+    return json.dumps(record)
+
+
+def _finding_lines(text: str, findings: list[Finding]) -> str:
+    """The findings on ``text``, indented, each with a caret under its position if it has one.
+
+    >>> print(_finding_lines("urn:x-a:b", validate("urn:x-a:b")))  # doctest: +ELLIPSIS
+      error at position 4: the NID "x-a" is reserved: ... [nid.reserved, RFC 8141 §5.1, Appendix C]
+        urn:x-a:b
+            ^
+    """
+    lines = []
+    for finding in findings:
+        lines.append(f"  {finding}")
+        if finding.position is not None:
+            lines.append("    " + caret_lines(text, finding.position).replace("\n", "\n    "))
+    return "\n".join(lines)
+
+
 class ChunkTask(NamedTuple):
     """A block of whole lines of a ``check --file`` input, and how to report on it."""
 
@@ -67,6 +103,7 @@ class ChunkTask(NamedTuple):
     name: str
     mode: Mode
     as_json: bool
+    strict: bool = False  # urnkit.validate(strict=True) rather than syntax only
 
 
 class ChunkResult(NamedTuple):
@@ -77,6 +114,7 @@ class ChunkResult(NamedTuple):
     checked: int
     valid: int
     output: str
+    warned: int = 0  # with ``strict``: texts with warnings (valid or not)
 
 
 def check_chunk(task: ChunkTask) -> ChunkResult:
@@ -92,12 +130,21 @@ def check_chunk(task: ChunkTask) -> ChunkResult:
     if lines[-1] == "":  # the block ends with a line ending, not with a last line without one
         lines.pop()
     out = []
-    checked = valid = 0
+    checked = valid = warned = 0
     for number, line in enumerate(lines, task.first_line):
         text = line[:-1] if line.endswith("\r") else line
         if not text:
             continue
         checked += 1
+        if task.strict:
+            findings = validate(text, strict=True)
+            valid += is_acceptable(findings)
+            warned += any(finding.severity == "warning" for finding in findings)
+            if task.as_json:
+                out.append(_strict_record(text, findings, number))
+            else:
+                out += (_file_finding(task.name, number, finding) for finding in findings)
+            continue
         diagnosis = None if is_valid(text, mode=task.mode) else diagnose(text, mode=task.mode)
         if diagnosis is None:
             valid += 1
@@ -109,7 +156,18 @@ def check_chunk(task: ChunkTask) -> ChunkResult:
                 f"[{diagnosis.rule}, {diagnosis.section}]"
             )
     output = "\n".join(out) + "\n" if out else ""
-    return ChunkResult(len(task.block), len(lines), checked, valid, output)
+    return ChunkResult(len(task.block), len(lines), checked, valid, output, warned)
+
+
+def _file_finding(name: str, line: int, finding: Finding) -> str:
+    """A finding as ``FILE:LINE:COLUMN: severity: message [code, section]`` (no COLUMN when it
+    has no position).
+
+    >>> _file_finding("f", 2, validate("urn:fi-x:y")[0])  # doctest: +ELLIPSIS
+    'f:2:5: error: the NID "fi-x" is reserved: ... [nid.reserved, RFC 8141 §5.1]'
+    """
+    where = f"{name}:{line}" + ("" if finding.position is None else f":{finding.position + 1}")
+    return f"{where}: {finding.severity}: {finding.message} [{finding.code}, {finding.section}]"
 
 
 def _blocks(stream: io.BufferedReader) -> Iterator[tuple[bytes, int]]:
@@ -219,15 +277,18 @@ def _open(name: str) -> AbstractContextManager[io.BufferedReader]:
     return open(name, "rb")
 
 
-def _check_file(name: str, mode: Mode, as_json: bool, jobs: int) -> int:
+def _check_file(name: str, mode: Mode, as_json: bool, jobs: int, strict: bool) -> int:
     label = "<stdin>" if name == "-" else name
     try:
         opened = _open(name)
     except OSError as error:
         return _fail(f"cannot read {name}: {error.strerror}", EXIT_USAGE)
-    checked = valid = lines = 0
+    checked = valid = lines = warned = 0
     with opened as stream:
-        tasks = (ChunkTask(block, first, label, mode, as_json) for block, first in _blocks(stream))
+        tasks = (
+            ChunkTask(block, first, label, mode, as_json, strict)
+            for block, first in _blocks(stream)
+        )
         progress = Progress(sys.stderr, _size(stream)) if sys.stderr.isatty() else None
         shared_terminal = sys.stdout.isatty()
         try:
@@ -235,6 +296,7 @@ def _check_file(name: str, mode: Mode, as_json: bool, jobs: int) -> int:
                 for result in results:
                     checked += result.checked
                     valid += result.valid
+                    warned += result.warned
                     lines += result.lines
                     if result.output:
                         if progress is not None and shared_terminal:
@@ -247,16 +309,23 @@ def _check_file(name: str, mode: Mode, as_json: bool, jobs: int) -> int:
             if progress is not None:
                 progress.clear()
     blank = lines - checked
+    warnings = f", {warned} with warnings" if strict else ""
     skipped = f", {blank} blank line{'s' * (blank != 1)} skipped" if blank else ""
-    sys.stderr.write(f"{checked} checked, {valid} valid, {checked - valid} invalid{skipped}\n")
+    sys.stderr.write(
+        f"{checked} checked, {valid} valid, {checked - valid} invalid{warnings}{skipped}\n"
+    )
     return EXIT_OK if valid == checked else EXIT_INVALID
 
 
 def _check(args: argparse.Namespace) -> int:
+    if args.strict and args.mode != "rfc8141":
+        return _fail("check: --strict applies to RFC 8141 (--mode rfc8141) only", EXIT_USAGE)
     if args.file is not None:
-        return _check_file(args.file, args.mode, args.json, args.jobs)
+        return _check_file(args.file, args.mode, args.json, args.jobs, args.strict)
     if args.jobs != 1:
         return _fail("check: --jobs applies to --file only", EXIT_USAGE)
+    if args.strict:
+        return _check_strict(args.urns, args.json)
     status = EXIT_OK
     for text in args.urns:
         diagnosis = diagnose(text, mode=args.mode)
@@ -268,6 +337,22 @@ def _check(args: argparse.Namespace) -> int:
             print(f"ok  {text}")
         else:
             print(URNSyntaxError(text, diagnosis))
+    return status
+
+
+def _check_strict(texts: list[str], as_json: bool) -> int:
+    status = EXIT_OK
+    for text in texts:
+        findings = validate(text, strict=True)
+        acceptable = is_acceptable(findings)
+        if not acceptable:
+            status = EXIT_INVALID
+        if as_json:
+            print(_strict_record(text, findings))
+            continue
+        print(f"ok  {text}" if acceptable else f"not a URN: {text}")
+        if findings:
+            print(_finding_lines(text, findings))
     return status
 
 
@@ -350,6 +435,56 @@ def _explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _info(args: argparse.Namespace) -> int:
+    try:
+        urn = URN.parse(args.urn)
+    except URNSyntaxError as error:
+        return _fail(str(error), EXIT_INVALID)
+    nid_class = classify_nid(urn.nid)
+    reserved = reservation(urn.nid)
+    namespace = lookup(urn.nid)
+    fields = namespace_fields(urn)
+    findings = validate(args.urn, strict=args.strict)
+    info: dict[str, Any] = {
+        "urn": args.urn,
+        "nid": urn.nid,
+        "nid_class": nid_class.value,
+        "nid_class_section": nid_class.section if reserved is None else reserved.section,
+        "namespace": None
+        if namespace is None
+        else {
+            "nid": namespace.nid,
+            "kind": namespace.kind,
+            "reference": namespace.reference,
+            "date": None if namespace.date is None else namespace.date.isoformat(),
+            "template": namespace.template,
+        },
+        "fields": None if fields is None else dict(fields),
+        "valid": is_acceptable(findings),
+        "findings": [asdict(finding) for finding in findings],
+    }
+    if args.json:
+        print(json.dumps(info, default=str))
+    else:
+        print(f"{'urn':<16} {urn}")
+        print(f"{'nid':<16} {urn.nid}")
+        print(f"{'nid_class':<16} {info['nid_class']} ({info['nid_class_section']})")
+        if namespace is None:
+            print(f"{'namespace':<16} (not in IANA's registry)")
+        else:
+            print(f"{'namespace':<16} {namespace.kind}, {namespace.reference}")
+            print(f"{'registered':<16} {info['namespace']['date'] or '(date not given)'}")
+            print(f"{'template':<16} {namespace.template or '(none linked)'}")
+        if fields is None:
+            print(f"{'fields':<16} (no namespace module for this NID)")
+        for key, value in (fields or {}).items():
+            print(f"{'fields.' + key:<16} {value}")
+        print(f"{'findings':<16} {len(findings) or 'none'}")
+        if findings:
+            print(_finding_lines(args.urn, findings))
+    return EXIT_OK if info["valid"] else EXIT_INVALID
+
+
 def _jobs(text: str) -> int:
     try:
         jobs = int(text)
@@ -425,9 +560,16 @@ def build_parser() -> argparse.ArgumentParser:
         "from 1), then 'N checked, V valid, I invalid' on stderr. Input of any size is read in\n"
         "blocks, never whole. When stderr is a terminal, it shows progress meanwhile.\n\n"
         "--json prints one JSON object per URN checked: line (with --file), input, valid, and\n"
-        "when invalid: position (from 0, as in the library), reason, rule and section.",
+        "when invalid: position (from 0, as in the library), reason, rule and section.\n\n"
+        "--strict checks more than syntax: the NID must be registered with IANA and not\n"
+        "reserved (RFC 8141 §1, §5), and the NSS must follow its namespace's rules, where\n"
+        "urnkit knows them. Each finding is printed as 'severity at position P: message\n"
+        "[code, section]' (with --file: 'FILE:LINE:COLUMN: severity: message [code,\n"
+        "section]'); errors make a text invalid, warnings do not. With --json, each object\n"
+        "has line (with --file), input, valid and findings: a list of code, severity,\n"
+        "message, position (from 0, or null) and section.",
         (
-            "0  every text is a URN",
+            "0  every text is a URN (with --strict: no finding is an error)",
             "1  some text is not a URN",
             "2  usage error, or FILE cannot be read",
         ),
@@ -443,6 +585,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --file: check on N processes, output in input order (default: 1)",
     )
     check.add_argument("--json", action="store_true", help="print JSON lines")
+    check.add_argument(
+        "--strict",
+        action="store_true",
+        help="check NID registration and namespace rules too; unregistered NIDs are errors",
+    )
 
     parse = _command(
         commands,
@@ -504,6 +651,25 @@ def build_parser() -> argparse.ArgumentParser:
         mode=False,
     )
     explain_.add_argument("urns", nargs="+", metavar="URN")
+
+    info = _command(
+        commands,
+        _info,
+        "Show what urnkit knows about a URN: its namespace, NID class, fields and findings.",
+        "Prints the NID, its class (formal, informal, unregistered or reserved, with the RFC\n"
+        "section), the namespace's entry in IANA's registry, the fields its namespace module\n"
+        "reads from the NSS (if urnkit has one for the NID) and every finding of\n"
+        "urnkit.validate: lenient unless --strict, where an unregistered NID is an error.",
+        (
+            "0  no finding is an error",
+            "1  some finding is an error, or the text is not a URN (explained on stderr)",
+            "2  usage error",
+        ),
+        mode=False,
+    )
+    info.add_argument("urn", metavar="URN")
+    info.add_argument("--strict", action="store_true", help="the strict view (see check)")
+    info.add_argument("--json", action="store_true", help="print one JSON object (null: absent)")
     return parser
 
 
