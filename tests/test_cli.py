@@ -212,10 +212,12 @@ def test_check_strict_prints_warnings_and_exits_0(
 
 
 def test_check_strict_json_has_the_findings(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "check", "--strict", "--json", "urn:isbn:1", "urn:urn-0:x")
+    status, out, _ = run(
+        capsys, "check", "--strict", "--json", "urn:isbn:0451450523", "urn:urn-0:x"
+    )
     assert status == 1
     first, second = (json.loads(line) for line in out.splitlines())
-    assert first == {"input": "urn:isbn:1", "valid": True, "findings": []}
+    assert first == {"input": "urn:isbn:0451450523", "valid": True, "findings": []}
     assert second["valid"] is False
     # RFC 8141 §5.2: Number has no leading zero, and "urn-" begins only informal NIDs (§5.1).
     assert second["findings"] == [
@@ -293,7 +295,10 @@ def test_info_shows_the_registry_entry_and_no_findings(capsys: pytest.CaptureFix
         "namespace        formal, RFC 8458",
         "registered       (date not given)",
         "template         https://www.iana.org/assignments/urn-formal/nbn",
-        "fields           (no namespace module for this NID)",
+        "fields.country   fi",
+        "fields.subnamespaces ()",
+        "fields.prefix    fi",
+        "fields.nbn_string fe201003181510",
         "findings         none",
     ]
 

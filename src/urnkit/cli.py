@@ -3,9 +3,10 @@
 Each command is one library call: ``check`` is :func:`urnkit.diagnose` (:func:`urnkit.validate`
 with ``--strict``), ``parse`` and ``normalize`` are :meth:`urnkit.URN.parse` and
 :meth:`~urnkit.URN.normalize`, ``compare`` is URN-equivalence (RFC 8141 §3), ``find`` is
-:func:`urnkit.find_urns`, ``explain`` is :func:`urnkit.explain` and ``info`` gathers what
-:mod:`urnkit.namespaces` knows about a URN. This module only reads input, formats output and picks
-exit statuses.
+:func:`urnkit.find_urns`, ``explain`` is :func:`urnkit.explain`, ``info`` gathers what
+:mod:`urnkit.namespaces` knows about a URN, and ``template check`` and ``template new`` are
+:func:`urnkit.registration.check` and :func:`urnkit.registration.blank`. This module only reads
+input, formats output and picks exit statuses.
 
 >>> main(["normalize", "URN:EXAMPLE:a%2c"])
 urn:example:a%2C
@@ -31,6 +32,7 @@ from multiprocessing.pool import AsyncResult
 from time import monotonic
 from typing import IO, Any, NamedTuple, cast
 
+from urnkit import registration
 from urnkit.explain import explain
 from urnkit.find import find_urns
 from urnkit.findings import Finding, is_acceptable
@@ -485,6 +487,28 @@ def _info(args: argparse.Namespace) -> int:
     return EXIT_OK if info["valid"] else EXIT_INVALID
 
 
+def _template_check(args: argparse.Namespace) -> int:
+    label = "<stdin>" if args.file == "-" else args.file
+    try:
+        with _open(args.file) as stream:
+            text = stream.read().decode("utf-8", "surrogateescape")
+    except OSError as error:
+        return _fail(f"cannot read {args.file}: {error.strerror}", EXIT_USAGE)
+    findings = registration.check(text)
+    for finding in findings:
+        line = 1 if finding.position is None else text.count("\n", 0, finding.position) + 1
+        print(
+            f"{label}:{line}: {finding.severity}: {finding.message} "
+            f"[{finding.code}, {finding.section}]"
+        )
+    return EXIT_OK if is_acceptable(findings) else EXIT_INVALID
+
+
+def _template_new(args: argparse.Namespace) -> int:
+    sys.stdout.write(registration.blank(args.kind))
+    return EXIT_OK
+
+
 def _jobs(text: str) -> int:
     try:
         jobs = int(text)
@@ -512,10 +536,14 @@ def _command(
     statuses: tuple[str, ...],
     *,
     mode: bool = True,
+    group: str = "",
 ) -> argparse.ArgumentParser:
-    """Add the command ``run`` names (``_check`` -> ``check``), its help and exit statuses."""
+    """Add the command ``run`` names (``_check`` -> ``check``), its help and exit statuses.
+
+    In a ``group`` of commands, the group's name leaves the name: ``_template_new`` -> ``new``.
+    """
     parser = commands.add_parser(
-        run.__name__.lstrip("_"),
+        run.__name__.lstrip("_").removeprefix(f"{group}_"),
         help=summary,
         description=f"{summary}\n\n{details}",
         epilog="exit status:\n" + "\n".join(f"  {status}" for status in statuses),
@@ -670,6 +698,47 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_argument("urn", metavar="URN")
     info.add_argument("--strict", action="store_true", help="the strict view (see check)")
     info.add_argument("--json", action="store_true", help="print one JSON object (null: absent)")
+
+    template = commands.add_parser(
+        "template",
+        help="Check or start a registration template (RFC 8141 Appendix A, RFC 4395 §5.4).",
+        description="Registration templates: a URN namespace's (RFC 8141 Appendix A) or a URI\n"
+        "scheme's (RFC 4395 §5.4), as plain text: 'Label: value' fields, values indented below.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    templates = template.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    template_check = _command(
+        templates,
+        _template_check,
+        "Check a registration template: every field, and the rules the RFCs set for each.",
+        "Which template FILE is comes from its first field label. Prints nothing when all is\n"
+        "well, else 'FILE:LINE: severity: message [code, section]' for each finding, LINE\n"
+        "from 1 (a missing field is reported where it belongs). Errors break a rule of the\n"
+        "RFC; warnings point at what RFC 8141 §6.4 asks a section to cover and seems absent.",
+        (
+            "0  no finding is an error",
+            "1  some finding is an error",
+            "2  usage error, or FILE cannot be read",
+        ),
+        mode=False,
+        group="template",
+    )
+    template_check.add_argument("file", metavar="FILE", help="the template ('-': stdin)")
+    template_new = _command(
+        templates,
+        _template_new,
+        "Print a blank registration template to fill in.",
+        "Every field of the template, in order, with an empty value.",
+        ("0  printed", "2  usage error"),
+        mode=False,
+        group="template",
+    )
+    template_new.add_argument(
+        "--kind",
+        choices=registration.KINDS,
+        required=True,
+        help="urn-namespace (RFC 8141 Appendix A) or uri-scheme (RFC 4395 §5.4)",
+    )
     return parser
 
 

@@ -282,10 +282,10 @@ def register_validator(nid: str, validator: Validator) -> None:
     ...     if "::" not in urn.nss:
     ...         return []
     ...     return [Finding("example.empty-part", "warning", "an empty part", None, "RFC 6963")]
-    >>> register_validator("example", no_empty_parts)
-    >>> [f.code for f in validate("urn:example:a::b")]
-    ['example.empty-part']
-    >>> del _validators["example"]  # tidy up after the example
+    >>> register_validator("x-demo", no_empty_parts)
+    >>> [f.code for f in validate("urn:x-demo:a::b")]
+    ['nid.reserved', 'example.empty-part']
+    >>> del _validators["x-demo"]  # tidy up after the example
     """
     _register(_validators, nid, validator, "validator")
 
@@ -293,10 +293,10 @@ def register_validator(nid: str, validator: Validator) -> None:
 def register_fields(nid: str, parser: FieldsParser) -> None:
     """Make :func:`namespace_fields` use ``parser`` for URNs with the NID ``nid`` (any case).
 
-    >>> register_fields("example", lambda urn: {"parts": tuple(urn.nss.split(":"))})
-    >>> namespace_fields(URN.parse("urn:example:a:b"))
+    >>> register_fields("x-demo", lambda urn: {"parts": tuple(urn.nss.split(":"))})
+    >>> namespace_fields(URN.parse("urn:x-demo:a:b"))
     {'parts': ('a', 'b')}
-    >>> del _fields_parsers["example"]  # tidy up after the example
+    >>> del _fields_parsers["x-demo"]  # tidy up after the example
     """
     _register(_fields_parsers, nid, parser, "fields parser")
 
@@ -312,7 +312,7 @@ def namespace_fields(urn: URN) -> Mapping[str, object] | None:
     """The structured fields the namespace module of ``urn``'s NID reads from it, or None when
     no module is registered for that NID.
 
-    >>> namespace_fields(URN.parse("urn:example:a")) is None
+    >>> namespace_fields(URN.parse("urn:x-demo:a")) is None
     True
     """
     parser = _fields_parsers.get(urn.nid.lower())
@@ -392,3 +392,7 @@ __all__ = [
     "reservation",
     "validate",
 ]
+
+# The namespace modules register their rules, validators and fields parsers on import; they
+# import from this module, so they come last.
+from urnkit.namespaces import doi, example, ietf, isbn, issn, nbn, oid, uuid  # noqa: E402, F401
