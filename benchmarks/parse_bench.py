@@ -33,6 +33,7 @@ from typing import Any, Final
 
 import urnkit
 from urnkit import URN, URNSyntaxError
+from urnkit.namespaces import nbn
 
 SEED: Final = 8141
 DEFAULT_COUNT: Final = 100_000
@@ -68,26 +69,6 @@ _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _UNRESERVED = frozenset(_ALNUM + "-._~")
 
-# The code table of the DNB's URN check digit ("Prüfziffernberechnung" for urn:nbn:de).
-_DNB_CODES: Final = {
-    **dict(zip("0123456789", (1, 2, 3, 4, 5, 6, 7, 8, 9, 41), strict=True)),
-    **dict(zip("abcdefghi", (18, 14, 19, 15, 16, 21, 22, 23, 24), strict=True)),
-    **dict(zip("jklmnopqr", (25, 42, 26, 27, 13, 28, 29, 31, 12), strict=True)),
-    **dict(zip("stuvwxyz", (32, 33, 11, 34, 35, 36, 37, 38), strict=True)),
-    **dict(zip("-:_./+", (39, 17, 43, 47, 45, 49), strict=True)),
-}
-
-
-def dnb_check_digit(urn_without_check: str) -> str:
-    """The DNB check digit of ``urn:nbn:de:…`` (weighted digit sum over the last digit).
-
-    >>> dnb_check_digit("urn:nbn:de:gbv:089-332175294")
-    '5'
-    """
-    digits = "".join(str(_DNB_CODES[ch]) for ch in urn_without_check.lower())
-    total = sum(int(d) * weight for weight, d in enumerate(digits, start=1))
-    return str(total // int(digits[-1]) % 10)
-
 
 def _digits(rng: random.Random, n: int) -> str:
     return "".join(rng.choices(_DIGITS, k=n))
@@ -109,7 +90,7 @@ def _nbn(rng: random.Random) -> tuple[str, str]:
     if country == "de":
         sub = rng.choice(("gbv:089", "bvb:19", "hbz:6", "bsz:21", "kobv:83", "hebis:30", "101:1"))
         body = f"de:{sub}-{_digits(rng, rng.randint(6, 11))}"
-        return country, body + dnb_check_digit(f"urn:nbn:{body}")
+        return country, body + nbn.dnb_check_digit(f"urn:nbn:{body}")
     if country == "se":
         org = rng.choice(("uu", "kth", "liu", "su", "lnu", "umu", "oru", "mdh"))
         return country, f"se:{org}:diva-{rng.randint(1, 499_999)}"
