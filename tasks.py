@@ -53,7 +53,7 @@ def demo() -> None:
 
 def test() -> None:
     """Lint, type-check and run the whole test suite."""
-    setup("dev,bench,checks")
+    setup("dev,bench,checks,server")
     _run(BIN / "ruff", "check", ".")
     _run(BIN / "ruff", "format", "--check", ".")
     _run(BIN / "mypy")

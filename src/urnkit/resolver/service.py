@@ -1,0 +1,592 @@
+"""The resolver's services: resolve, register, patch, deactivate, generate, import, export.
+
+Every rule lives here, above the store and below the web and CLI adapters; each write is one
+database transaction, so a failure leaves nothing half done.
+
+>>> service = Service(Store("sqlite://"))
+>>> service.store.upgrade()
+>>> service.create_organisation("Demo Library")
+'Demo Library'
+>>> service.delegate("Demo Library", "FI:Demo")
+'fi:demo'
+>>> admin = service.create_token("Demo Library", "admin")
+>>> principal = service.authenticate(admin)
+>>> record, created = service.put(
+...     principal, "URN:NBN:fi:demo-1", [Location("https://example.org/1")], {"title": "One"}
+... )
+>>> created, record.status, record.urn
+(True, 'active', 'URN:NBN:fi:demo-1')
+>>> resolution = service.resolve("urn:nbn:FI:DEMO-1?=page=2")
+>>> resolution.kind, resolution.target
+('redirect', 'https://example.org/1?page=2')
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import sqlalchemy as sa
+
+from urnkit.resolver.domain import (
+    GENERATORS,
+    ROLES,
+    ConflictError,
+    ForbiddenError,
+    HistoryEntry,
+    Location,
+    NotFoundError,
+    Principal,
+    Record,
+    Status,
+    UnacceptableError,
+    UnauthenticatedError,
+    assigned_name,
+    check_registrable,
+    covers,
+    merge_patch,
+    normalize_prefix,
+    parse_urn,
+    prefix_of,
+    random_nbn_string,
+    sequential_nbn_string,
+    with_q_component,
+)
+from urnkit.resolver.store import Store, Transaction, now
+from urnkit.urn import URN
+
+MAX_BATCH = 10_000  # records in one POST /api/v1/urns:batch
+MAX_GENERATE = 1_000  # URNs reserved by one generation request
+LOCATION_SCHEMES = frozenset({"http", "https", "ftp"})
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What resolving a URN gives: a ``redirect`` to ``target``, a ``surrogate`` page of the
+    record's metadata (RFC 8458 §4.5), or ``gone`` (deactivated) naming its successors."""
+
+    kind: Literal["redirect", "surrogate", "gone"]
+    urn: URN
+    target: str | None = None
+    record: Record | None = None
+
+
+def record_json(record: Record) -> dict[str, Any]:
+    """A record as the API shows it.
+
+    >>> from datetime import datetime, UTC
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> record_json(Record("urn:nbn:fi-1", "urn:nbn:fi-1", "fi", "active", "Org", t, t))["created"]
+    '2026-01-01T00:00:00+00:00'
+    """
+    return {
+        "urn": record.urn,
+        "status": record.status,
+        "locations": [
+            {
+                "url": loc.url,
+                "priority": loc.priority,
+                "label": loc.label,
+                "media_type": loc.media_type,
+            }
+            for loc in record.locations
+        ],
+        "metadata": dict(record.metadata),
+        "successors": list(record.successors),
+        "note": record.note,
+        "owner": record.owner,
+        "created": record.created.isoformat(),
+        "updated": record.updated.isoformat(),
+    }
+
+
+def history_json(entry: HistoryEntry) -> dict[str, Any]:
+    """A history entry as the API shows it."""
+    return {
+        "at": entry.at.isoformat(),
+        "action": entry.action,
+        "actor": entry.actor,
+        "record": dict(entry.record),
+    }
+
+
+def check_locations(found: Sequence[Location]) -> tuple[Location, ...]:
+    """Locations fit to store: absolute http(s) or ftp URLs without spaces, priorities >= 0.
+
+    >>> check_locations([Location("ftp:/x")])
+    Traceback (most recent call last):
+    ...
+    urnkit.resolver.domain.UnacceptableError: location 1: 'ftp:/x' is not an absolute ...
+    """
+    for number, location in enumerate(found, 1):
+        try:
+            parts = urlsplit(location.url)
+            fit = (
+                parts.scheme.lower() in LOCATION_SCHEMES
+                and bool(parts.hostname)
+                and location.url.isprintable()
+                and " " not in location.url
+            )
+        except ValueError:
+            fit = False
+        if not fit:
+            raise UnacceptableError(
+                f"location {number}: {location.url!r} is not an absolute http, https or ftp URL "
+                "with a host"
+            )
+        if location.priority < 0:
+            raise UnacceptableError(f"location {number}: the priority must be 0 or more")
+    return tuple(found)
+
+
+def _actor(principal: Principal) -> str:
+    return f"{principal.organisation} (token {principal.token_id})"
+
+
+class Service:
+    """The resolver's services over one :class:`~urnkit.resolver.store.Store`."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    # --- resolution ------------------------------------------------------------------------------
+
+    def resolve(self, text: str) -> Resolution:
+        """Resolve a URN, components included: a q-component is copied into the locator's
+        query (RFC 8141 §2.3.2); r-components are not used by this service (RFC 8458 §4.2.1).
+
+        Raises :class:`~urnkit.resolver.domain.InvalidURNError` or
+        :class:`~urnkit.resolver.domain.NotFoundError`.
+        """
+        urn = parse_urn(text)
+        row = self.store.resolution_row(urn.equivalence_key())
+        if row is None:
+            raise NotFoundError(f"no URN equivalent to {urn.assigned_name} is registered here")
+        if row.status == "active" and row.url is not None:
+            return Resolution("redirect", urn, with_q_component(row.url, urn.q_component or ""))
+        record = self.get(urn.assigned_name)
+        kind: Literal["surrogate", "gone"] = (
+            "gone" if record.status == "deactivated" else "surrogate"
+        )
+        return Resolution(kind, urn, record=record)
+
+    # --- reading ---------------------------------------------------------------------------------
+
+    def get(self, text: str) -> Record:
+        """The record of a URN (any equivalent spelling)."""
+        key = parse_urn(text).equivalence_key()
+        with self.store.snapshot() as tx:
+            record = tx.record(key)
+        if record is None:
+            raise NotFoundError(f"no URN equivalent to {text} is registered here")
+        return record
+
+    def history(self, text: str) -> list[HistoryEntry]:
+        """Every change to the record of a URN, oldest first."""
+        key = parse_urn(text).equivalence_key()
+        with self.store.snapshot() as tx:
+            record_id = tx.record_id(key)
+            if record_id is None:
+                raise NotFoundError(f"no URN equivalent to {text} is registered here")
+            return tx.history(record_id)
+
+    def records(
+        self, prefix: str | None, cursor: int = 0, limit: int = 100
+    ) -> tuple[list[Record], int | None]:
+        """A page of records (under ``prefix`` if given) and the cursor of the next page."""
+        normalized = None if prefix is None else normalize_prefix(prefix)
+        with self.store.snapshot() as tx:
+            page = tx.records(normalized, cursor, limit + 1)
+        more = len(page) > limit
+        page = page[:limit]
+        return [record for _, record in page], (page[-1][0] if more else None)
+
+    def prefixes(self) -> list[tuple[str, str, str]]:
+        """The public register of delegated prefixes (RFC 8458 §4.3): prefix, organisation,
+        generator."""
+        with self.store.snapshot() as tx:
+            return tx.prefixes()
+
+    # --- authorization ---------------------------------------------------------------------------
+
+    def authenticate(self, token: str | None) -> Principal:
+        """The principal holding a live bearer token, else :class:`UnauthenticatedError`."""
+        if not token:
+            raise UnauthenticatedError(
+                "this request needs a bearer token (Authorization: Bearer …)"
+            )
+        with self.store.snapshot() as tx:
+            principal = tx.principal(token)
+        if principal is None:
+            raise UnauthenticatedError("the bearer token is unknown or revoked")
+        return principal
+
+    def _authorize(self, tx: Transaction, principal: Principal, prefix: str) -> None:
+        """A registrant writes only under prefixes delegated to its organisation (RFC 8458
+        §4.3); an admin writes anywhere."""
+        if principal.role == "admin":
+            return
+        delegated = [p for p, _, _ in tx.prefixes(principal.organisation)]
+        if not any(covers(d, prefix) for d in delegated):
+            raise ForbiddenError(
+                f"the prefix {prefix!r} is not delegated to {principal.organisation!r} "
+                f"(its prefixes: {', '.join(delegated) or 'none'})",
+                prefix=prefix,
+                delegated=delegated,
+            )
+
+    @staticmethod
+    def require_admin(principal: Principal) -> None:
+        """:class:`ForbiddenError` unless the principal's token has the admin role."""
+        if principal.role != "admin":
+            raise ForbiddenError("this needs an admin token; this token's role is registrant")
+
+    # --- writing ---------------------------------------------------------------------------------
+
+    def put(
+        self,
+        principal: Principal,
+        text: str,
+        found: Sequence[Location],
+        metadata: Mapping[str, Any],
+    ) -> tuple[Record, bool]:
+        """Create or replace a record; True when it was created."""
+        with self.store.transaction() as tx:
+            return self._put(tx, principal, text, found, metadata)
+
+    def _put(
+        self,
+        tx: Transaction,
+        principal: Principal,
+        text: str,
+        found: Sequence[Location],
+        metadata: Mapping[str, Any],
+    ) -> tuple[Record, bool]:
+        urn = parse_urn(text)
+        prefix = prefix_of(urn)
+        self._authorize(tx, principal, prefix)
+        check_registrable(urn)
+        found = check_locations(found)
+        key = urn.equivalence_key()
+        moment = now()
+        record_id = tx.record_id(key, for_update=True)
+        if record_id is None:
+            owner_id = tx.organisation_id(principal.organisation)
+            assert owner_id is not None
+            record = Record(str(urn), key, prefix, "active", principal.organisation, moment, moment)
+            record = replace(record, locations=found, metadata=dict(metadata))
+            record_id = tx.insert_record(record, owner_id)
+            if record_id is not None:
+                tx.append_history([(record_id, "created", _actor(principal), record_json(record))])
+                return record, True
+            record_id = tx.record_id(key, for_update=True)  # created meanwhile: replace it
+            assert record_id is not None
+        current = tx.record(key)
+        assert current is not None
+        if current.status == "deactivated":
+            raise ConflictError(
+                f"{current.urn} is deactivated; a deactivated URN is not written again",
+                successors=list(current.successors),
+            )
+        record = replace(
+            current, status="active", locations=found, metadata=dict(metadata), updated=moment
+        )
+        tx.update_record(record_id, record)
+        tx.append_history([(record_id, "replaced", _actor(principal), record_json(record))])
+        return record, False
+
+    def patch(self, principal: Principal, text: str, patch: Mapping[str, Any]) -> Record:
+        """Apply an RFC 7396 merge patch to a record's ``metadata`` and ``locations``."""
+        unknown = set(patch) - {"metadata", "locations"}
+        if unknown:
+            raise UnacceptableError(
+                f"only metadata and locations can be patched, not {', '.join(sorted(unknown))}"
+            )
+        urn = parse_urn(text)
+        with self.store.transaction() as tx:
+            self._authorize(tx, principal, prefix_of(urn))
+            key = urn.equivalence_key()
+            record_id = tx.record_id(key, for_update=True)
+            current = tx.record(key)
+            if record_id is None or current is None:
+                raise NotFoundError(f"no URN equivalent to {text} is registered here")
+            if current.status == "deactivated":
+                raise ConflictError(
+                    f"{current.urn} is deactivated; a deactivated URN is not written"
+                )
+            metadata = current.metadata
+            if "metadata" in patch:
+                merged = merge_patch(dict(current.metadata), patch["metadata"])
+                if not isinstance(merged, dict):
+                    raise UnacceptableError("metadata must stay a JSON object")
+                metadata = merged
+            found = current.locations
+            if "locations" in patch:
+                found = check_locations(patch["locations"])
+            record = replace(current, metadata=metadata, locations=found, updated=now())
+            tx.update_record(record_id, record)
+            tx.append_history([(record_id, "patched", _actor(principal), record_json(record))])
+            return record
+
+    def deactivate(
+        self, principal: Principal, text: str, note: str | None, successors: Sequence[str]
+    ) -> Record:
+        """Deactivate a record (there is no delete: RFC 8458 §4.1), naming its successors."""
+        urn = parse_urn(text)
+        successor_urns = [str(parse_urn(s)) for s in successors]
+        key = urn.equivalence_key()
+        if any(parse_urn(s).equivalence_key() == key for s in successor_urns):
+            raise UnacceptableError("a URN cannot be its own successor")
+        with self.store.transaction() as tx:
+            self._authorize(tx, principal, prefix_of(urn))
+            record_id = tx.record_id(key, for_update=True)
+            current = tx.record(key)
+            if record_id is None or current is None:
+                raise NotFoundError(f"no URN equivalent to {text} is registered here")
+            record = replace(
+                current,
+                status="deactivated",
+                note=note,
+                successors=tuple(successor_urns),
+                updated=now(),
+            )
+            tx.update_record(record_id, record)
+            tx.append_history([(record_id, "deactivated", _actor(principal), record_json(record))])
+            return record
+
+    def generate(self, principal: Principal, prefix: str, count: int = 1) -> list[Record]:
+        """Reserve ``count`` new URN:NBNs in a delegated prefix with its generator. Numbers come
+        from the database (one UPDATE on the prefix row, or random strings whose uniqueness the
+        UNIQUE key decides), so any number of processes can generate at once."""
+        if not 1 <= count <= MAX_GENERATE:
+            raise UnacceptableError(f"count must be between 1 and {MAX_GENERATE}")
+        prefix = normalize_prefix(prefix)
+        with self.store.transaction() as tx:
+            delegated = {p: (org, gen) for p, org, gen in tx.prefixes()}
+            if prefix not in delegated:
+                raise NotFoundError(f"the prefix {prefix!r} is not delegated here")
+            self._authorize(tx, principal, prefix)
+            owner, generator = delegated[prefix]
+            owner_id = tx.organisation_id(owner)
+            assert owner_id is not None
+            made: list[Record] = []
+            while len(made) < count:
+                if generator == "sequential":
+                    first = tx.take_numbers(prefix, count - len(made))
+                    strings = [
+                        sequential_nbn_string(n) for n in range(first, first + count - len(made))
+                    ]
+                else:
+                    strings = [random_nbn_string() for _ in range(count - len(made))]
+                for nbn_string in strings:
+                    urn = URN.parse(assigned_name(prefix, nbn_string))
+                    moment = now()
+                    record = Record(
+                        str(urn), urn.equivalence_key(), prefix, "reserved", owner, moment, moment
+                    )
+                    record_id = tx.insert_record(record, owner_id)
+                    if record_id is not None:  # else taken by hand: draw another
+                        made.append(record)
+                        tx.append_history(
+                            [(record_id, "reserved", _actor(principal), record_json(record))]
+                        )
+            return made
+
+    def batch(
+        self,
+        principal: Principal,
+        items: Sequence[tuple[str, Sequence[Location], Mapping[str, Any]]],
+        idempotency_key: str | None = None,
+    ) -> tuple[int, dict[str, Any]]:
+        """Create or replace up to :data:`MAX_BATCH` records in one transaction: all or nothing.
+        With an ``idempotency_key`` the response is stored with the effects, and a retry with
+        the same key and the same items gets it back without writing again."""
+        if not 1 <= len(items) <= MAX_BATCH:
+            raise UnacceptableError(f"a batch holds 1 to {MAX_BATCH} records, not {len(items)}")
+        request_hash = hashlib.sha256(
+            json.dumps(
+                [
+                    [urn, [[loc.url, loc.priority, loc.label, loc.media_type] for loc in found], md]
+                    for urn, found, md in items
+                ],
+                sort_keys=True,
+            ).encode()
+        ).hexdigest()
+        if idempotency_key is not None:
+            stored = self._stored_response(principal, idempotency_key, request_hash)
+            if stored is not None:
+                return stored
+        try:
+            with self.store.transaction() as tx:
+                results = []
+                for number, (text, found, metadata) in enumerate(items):
+                    try:
+                        record, created = self._put(tx, principal, text, found, metadata)
+                    except (UnacceptableError, ForbiddenError, ConflictError) as error:
+                        error.extensions["index"] = number
+                        error.detail = f"record {number} ({text}): {error.detail}"
+                        raise
+                    results.append(
+                        {"urn": record.urn, "result": "created" if created else "replaced"}
+                    )
+                body: dict[str, Any] = {"count": len(results), "results": results}
+                if idempotency_key is not None:
+                    owner_id = tx.organisation_id(principal.organisation)
+                    assert owner_id is not None
+                    tx.remember_response(owner_id, idempotency_key, request_hash, 200, body)
+                return 200, body
+        except sa.exc.IntegrityError:
+            if idempotency_key is None:
+                raise
+            # The same key was committed by a concurrent retry: answer as it did.
+            stored = self._stored_response(principal, idempotency_key, request_hash)
+            if stored is None:
+                raise
+            return stored
+
+    def _stored_response(
+        self, principal: Principal, idempotency_key: str, request_hash: str
+    ) -> tuple[int, dict[str, Any]] | None:
+        with self.store.snapshot() as tx:
+            owner_id = tx.organisation_id(principal.organisation)
+            assert owner_id is not None
+            stored = tx.idempotent_response(owner_id, idempotency_key)
+        if stored is None:
+            return None
+        if stored[0] != request_hash:
+            raise ConflictError(
+                "this Idempotency-Key was used for a different batch; use a new key",
+                idempotency_key=idempotency_key,
+            )
+        return stored[1], stored[2]
+
+    # --- administration --------------------------------------------------------------------------
+
+    def create_organisation(self, name: str) -> str:
+        """Create an organisation; :class:`ConflictError` when the name is taken."""
+        name = name.strip()
+        if not name or len(name) > 200 or not name.isprintable():
+            raise UnacceptableError("an organisation's name is 1 to 200 printable characters")
+        with self.store.transaction() as tx:
+            if tx.create_organisation(name) is None:
+                raise ConflictError(f"an organisation called {name!r} exists")
+        return name
+
+    def organisations(self) -> list[str]:
+        """Every organisation's name."""
+        with self.store.snapshot() as tx:
+            return [name for name, _ in tx.organisations()]
+
+    def delegate(self, organisation: str, prefix: str, generator: str = "sequential") -> str:
+        """Delegate a prefix (country code and sub-namespaces) to an organisation; the
+        normalized prefix."""
+        if generator not in GENERATORS:
+            raise UnacceptableError(f"the generator is one of {', '.join(GENERATORS)}")
+        prefix = normalize_prefix(prefix)
+        with self.store.transaction() as tx:
+            organisation_id = tx.organisation_id(organisation)
+            if organisation_id is None:
+                raise NotFoundError(f"no organisation is called {organisation!r}")
+            if not tx.delegate(organisation_id, prefix, generator):
+                raise ConflictError(f"the prefix {prefix!r} is already delegated")
+        return prefix
+
+    def create_token(self, organisation: str, role: str = "registrant", label: str = "") -> str:
+        """A new API token for an organisation, returned once and stored only hashed."""
+        if role not in ROLES:
+            raise UnacceptableError(f"the role is one of {', '.join(ROLES)}")
+        token = "urnkit_" + secrets.token_urlsafe(32)
+        with self.store.transaction() as tx:
+            organisation_id = tx.organisation_id(organisation)
+            if organisation_id is None:
+                raise NotFoundError(f"no organisation is called {organisation!r}")
+            tx.create_token(organisation_id, role, token, label or None)
+        return token
+
+    def revoke_token(self, token_id: int) -> None:
+        """Revoke a token by id; it stops working at once, in every process."""
+        with self.store.transaction() as tx:
+            if not tx.revoke_token(token_id):
+                raise NotFoundError(f"no live token has the id {token_id}")
+
+    # --- import and export -----------------------------------------------------------------------
+
+    def import_records(
+        self,
+        rows: Iterable[Mapping[str, Any]],
+        owner: str,
+        batch_size: int = 5_000,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> tuple[int, int]:
+        """Import records (``urn``, ``locations``, ``metadata``, optional ``status``) in
+        transactional batches; records already present are skipped, so a rerun after a crash
+        completes the import without duplicates. Returns (imported, skipped)."""
+        with self.store.snapshot() as tx:
+            owner_id = tx.organisation_id(owner)
+        if owner_id is None:
+            raise NotFoundError(f"no organisation is called {owner!r}")
+        imported = skipped = 0
+        for batch in _batches(rows, batch_size):
+            records = [_imported_record(row, owner) for row in batch]
+            with self.store.transaction() as tx:
+                ids = tx.insert_records(records, owner_id)
+                tx.append_history(
+                    [
+                        (ids[r.key], "imported", owner, record_json(r))
+                        for r in records
+                        if r.key in ids
+                    ]
+                )
+            imported += len(ids)
+            skipped += len(records) - len(ids)
+            if progress is not None:
+                progress(imported, skipped)
+        return imported, skipped
+
+    def export_records(self, prefix: str | None = None, page: int = 1_000) -> Iterator[Record]:
+        """Every record (under ``prefix`` if given), in registration order, page by page."""
+        cursor: int | None = 0
+        while cursor is not None:
+            found, cursor = self.records(prefix, cursor, page)
+            yield from found
+
+
+def _batches(rows: Iterable[Mapping[str, Any]], size: int) -> Iterator[list[Mapping[str, Any]]]:
+    batch: list[Mapping[str, Any]] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _imported_record(row: Mapping[str, Any], owner: str) -> Record:
+    """A record from an import row; :class:`UnacceptableError` naming the URN when it is unfit."""
+    text = str(row.get("urn", ""))
+    urn = parse_urn(text)
+    status: Status = row.get("status") or "active"
+    if status not in ("reserved", "active", "deactivated"):
+        raise UnacceptableError(f"{text}: unknown status {status!r}")
+    found = check_locations(
+        [Location(**loc) if isinstance(loc, Mapping) else loc for loc in row.get("locations", [])]
+    )
+    moment = now()
+    return Record(
+        urn=urn.assigned_name,
+        key=urn.equivalence_key(),
+        prefix=prefix_of(urn),
+        status=status,
+        owner=owner,
+        created=moment,
+        updated=moment,
+        locations=found,
+        metadata=dict(row.get("metadata") or {}),
+        successors=tuple(row.get("successors") or ()),
+    )

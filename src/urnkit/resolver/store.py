@@ -1,0 +1,616 @@
+"""The resolver's tables and queries: SQLAlchemy Core, one code path for SQLite and PostgreSQL.
+
+The schema is created and changed only by the Alembic migrations beside this module
+(:func:`upgrade`); the :data:`metadata` below describes it for queries and must match them (a test
+compares the two). What keeps data correct lives in the database, never only in a process:
+
+* a URN's equivalence key is ``UNIQUE`` — two processes cannot register the same URN twice;
+* sequential generation takes numbers with one ``UPDATE … RETURNING`` on the prefix row, which
+  the database serializes;
+* records and history rows cannot be deleted, history rows cannot be changed (triggers).
+
+SQLite runs in WAL mode; a write transaction begins with ``BEGIN IMMEDIATE`` so that concurrent
+writers wait (``busy_timeout``) instead of failing halfway.
+
+>>> store = Store("sqlite://")
+>>> store.schema_state()
+'empty'
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from importlib.resources import files
+from typing import Any, Literal
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.pool import StaticPool
+
+from urnkit.resolver.domain import HistoryEntry, Location, Principal, Record
+
+DEFAULT_DATABASE_URL = "sqlite:///urnkit.db"
+
+metadata = sa.MetaData()
+_JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+_TIME = sa.DateTime(timezone=True)
+
+organisations = sa.Table(
+    "organisations",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(200), nullable=False, unique=True),
+    sa.Column("created", _TIME, nullable=False),
+)
+prefixes = sa.Table(
+    "prefixes",
+    metadata,
+    sa.Column("prefix", sa.String(200), primary_key=True),
+    sa.Column("organisation_id", sa.ForeignKey("organisations.id"), nullable=False),
+    sa.Column("generator", sa.String(20), nullable=False),
+    sa.Column("next_value", sa.BigInteger, nullable=False),
+    sa.Column("created", _TIME, nullable=False),
+)
+tokens = sa.Table(
+    "tokens",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("organisation_id", sa.ForeignKey("organisations.id"), nullable=False),
+    sa.Column("role", sa.String(20), nullable=False),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("label", sa.String(200)),
+    sa.Column("created", _TIME, nullable=False),
+    sa.Column("revoked", _TIME),
+)
+records = sa.Table(
+    "records",
+    metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True),
+    sa.Column("equivalence_key", sa.String(2000), nullable=False, unique=True),
+    sa.Column("urn", sa.String(2000), nullable=False),
+    sa.Column("prefix", sa.String(200), nullable=False, index=True),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("metadata", _JSON, nullable=False),
+    sa.Column("successors", _JSON, nullable=False),
+    sa.Column("note", sa.Text),
+    sa.Column("owner_id", sa.ForeignKey("organisations.id"), nullable=False),
+    sa.Column("created", _TIME, nullable=False),
+    sa.Column("updated", _TIME, nullable=False),
+)
+locations = sa.Table(
+    "locations",
+    metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True),
+    sa.Column("record_id", sa.ForeignKey("records.id"), nullable=False, index=True),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("priority", sa.Integer, nullable=False),
+    sa.Column("label", sa.Text),
+    sa.Column("media_type", sa.String(255)),
+    sa.Column("owner_id", sa.ForeignKey("organisations.id"), nullable=False),
+)
+history = sa.Table(
+    "history",
+    metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True),
+    sa.Column("record_id", sa.ForeignKey("records.id"), nullable=False, index=True),
+    sa.Column("at", _TIME, nullable=False),
+    sa.Column("action", sa.String(20), nullable=False),
+    sa.Column("actor", sa.String(200), nullable=False),
+    sa.Column("record", _JSON, nullable=False),
+)
+idempotency_keys = sa.Table(
+    "idempotency_keys",
+    metadata,
+    sa.Column("organisation_id", sa.ForeignKey("organisations.id"), primary_key=True),
+    sa.Column("key", sa.String(255), primary_key=True),
+    sa.Column("request_hash", sa.String(64), nullable=False),
+    sa.Column("status_code", sa.Integer, nullable=False),
+    sa.Column("body", _JSON, nullable=False),
+    sa.Column("created", _TIME, nullable=False),
+)
+
+
+def now() -> datetime:
+    """The current time in UTC, the only time zone stored."""
+    return datetime.now(UTC)
+
+
+def _utc(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes; every stored time is UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def token_hash(token: str) -> str:
+    """How a token is stored: its SHA-256. Tokens are 256 random bits, so a fast hash suffices.
+
+    >>> len(token_hash("urnkit_x"))
+    64
+    """
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def create_engine(url: str) -> Engine:
+    """An engine for ``url``; SQLite gets WAL, foreign keys, a busy timeout and
+    ``BEGIN IMMEDIATE`` for transactions that write.
+
+    >>> create_engine("sqlite://").dialect.name
+    'sqlite'
+    """
+    if not url.startswith("sqlite"):
+        return sa.create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    memory = url in ("sqlite://", "sqlite:///:memory:")
+    engine = sa.create_engine(
+        url,
+        connect_args={"check_same_thread": False, "timeout": 30},
+        **({"poolclass": StaticPool} if memory else {}),
+    )
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # transactions are begun below, explicitly
+        cursor = dbapi_connection.cursor()
+        if not memory:
+            cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Connection) -> None:
+        writes = not connection.get_execution_options().get("urnkit_read_only", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+
+    return engine
+
+
+def _record(row: Any, found: Sequence[Location] = ()) -> Record:
+    return Record(
+        urn=row.urn,
+        key=row.equivalence_key,
+        prefix=row.prefix,
+        status=row.status,
+        owner=row.owner,
+        created=_utc(row.created),
+        updated=_utc(row.updated),
+        locations=tuple(found),
+        metadata=row.metadata,
+        successors=tuple(row.successors),
+        note=row.note,
+    )
+
+
+_RECORD_COLUMNS = (
+    records.c.id,
+    records.c.urn,
+    records.c.equivalence_key,
+    records.c.prefix,
+    records.c.status,
+    records.c.metadata,
+    records.c.successors,
+    records.c.note,
+    records.c.created,
+    records.c.updated,
+    organisations.c.name.label("owner"),
+)
+
+
+class Transaction:
+    """The queries of one database transaction; get one from :meth:`Store.transaction`."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.dialect = connection.dialect.name
+
+    def _insert(self, table: sa.Table) -> Any:
+        """An INSERT that can take ``ON CONFLICT DO NOTHING`` on either database."""
+        return (postgresql.insert if self.dialect == "postgresql" else sqlite.insert)(table)
+
+    # --- organisations, prefixes, tokens -------------------------------------------------------
+
+    def organisation_id(self, name: str) -> int | None:
+        """The id of the organisation called ``name``, if there is one."""
+        return self.connection.scalar(
+            sa.select(organisations.c.id).where(organisations.c.name == name)
+        )
+
+    def create_organisation(self, name: str) -> int | None:
+        """A new organisation's id, or None when the name is taken."""
+        statement = (
+            self._insert(organisations)
+            .values(name=name, created=now())
+            .on_conflict_do_nothing()
+            .returning(organisations.c.id)
+        )
+        created: int | None = self.connection.scalar(statement)
+        return created
+
+    def organisations(self) -> list[tuple[str, datetime]]:
+        """Every organisation's name and creation time, by name."""
+        rows = self.connection.execute(
+            sa.select(organisations.c.name, organisations.c.created).order_by(organisations.c.name)
+        )
+        return [(row.name, _utc(row.created)) for row in rows]
+
+    def delegate(self, organisation_id: int, prefix: str, generator: str) -> bool:
+        """Delegate ``prefix``; False when it is already delegated."""
+        statement = (
+            self._insert(prefixes)
+            .values(
+                prefix=prefix,
+                organisation_id=organisation_id,
+                generator=generator,
+                next_value=1,
+                created=now(),
+            )
+            .on_conflict_do_nothing()
+            .returning(prefixes.c.prefix)
+        )
+        return self.connection.scalar(statement) is not None
+
+    def prefixes(self, organisation: str | None = None) -> list[tuple[str, str, str]]:
+        """Delegated prefixes as (prefix, organisation, generator), by prefix."""
+        query = (
+            sa.select(prefixes.c.prefix, organisations.c.name, prefixes.c.generator)
+            .join(organisations)
+            .order_by(prefixes.c.prefix)
+        )
+        if organisation is not None:
+            query = query.where(organisations.c.name == organisation)
+        return [(row[0], row[1], row[2]) for row in self.connection.execute(query)]
+
+    def take_numbers(self, prefix: str, count: int) -> int:
+        """Reserve ``count`` sequential numbers of ``prefix``; the first is returned. One
+        UPDATE … RETURNING: the database's row lock orders concurrent callers."""
+        statement = (
+            sa.update(prefixes)
+            .where(prefixes.c.prefix == prefix)
+            .values(next_value=prefixes.c.next_value + count)
+            .returning(prefixes.c.next_value)
+        )
+        after: int = self.connection.execute(statement).scalar_one()
+        return after - count
+
+    def create_token(self, organisation_id: int, role: str, token: str, label: str | None) -> int:
+        """Store a token (hashed); its id."""
+        statement = (
+            tokens.insert()
+            .values(
+                organisation_id=organisation_id,
+                role=role,
+                token_hash=token_hash(token),
+                label=label,
+                created=now(),
+            )
+            .returning(tokens.c.id)
+        )
+        token_id: int = self.connection.execute(statement).scalar_one()
+        return token_id
+
+    def revoke_token(self, token_id: int) -> bool:
+        """Revoke a token; False when there is no such live token."""
+        statement = (
+            sa.update(tokens)
+            .where(tokens.c.id == token_id, tokens.c.revoked.is_(None))
+            .values(revoked=now())
+        )
+        return self.connection.execute(statement).rowcount == 1
+
+    def principal(self, token: str) -> Principal | None:
+        """Who holds ``token``, or None for an unknown or revoked token."""
+        row = self.connection.execute(
+            sa.select(organisations.c.name, tokens.c.role, tokens.c.id)
+            .join(organisations)
+            .where(tokens.c.token_hash == token_hash(token), tokens.c.revoked.is_(None))
+        ).first()
+        return None if row is None else Principal(row[0], row[1], row[2])
+
+    # --- records ---------------------------------------------------------------------------------
+
+    def record_id(self, key: str, *, for_update: bool = False) -> int | None:
+        """The row id of the record with equivalence key ``key``."""
+        query = sa.select(records.c.id).where(records.c.equivalence_key == key)
+        return self.connection.scalar(query.with_for_update() if for_update else query)
+
+    def record(self, key: str) -> Record | None:
+        """The record with equivalence key ``key``, locations by priority."""
+        row = self.connection.execute(
+            sa.select(*_RECORD_COLUMNS).join(organisations).where(records.c.equivalence_key == key)
+        ).first()
+        if row is None:
+            return None
+        return _record(row, self.locations(row.id))
+
+    def locations(self, record_id: int) -> list[Location]:
+        """The record's locations, highest priority (lowest number) first."""
+        rows = self.connection.execute(
+            sa.select(
+                locations.c.url, locations.c.priority, locations.c.label, locations.c.media_type
+            )
+            .where(locations.c.record_id == record_id)
+            .order_by(locations.c.priority, locations.c.id)
+        )
+        return [Location(row.url, row.priority, row.label, row.media_type) for row in rows]
+
+    def records(self, prefix: str | None, after: int, limit: int) -> list[tuple[int, Record]]:
+        """Up to ``limit`` records with row id above ``after``, under ``prefix`` if given."""
+        query = (
+            sa.select(*_RECORD_COLUMNS)
+            .join(organisations)
+            .where(records.c.id > after)
+            .order_by(records.c.id)
+            .limit(limit)
+        )
+        if prefix is not None:
+            query = query.where(
+                sa.or_(records.c.prefix == prefix, records.c.prefix.startswith(prefix + ":"))
+            )
+        rows = self.connection.execute(query).all()
+        found: dict[int, list[Location]] = {row.id: [] for row in rows}
+        if found:
+            for loc in self.connection.execute(
+                sa.select(
+                    locations.c.record_id,
+                    locations.c.url,
+                    locations.c.priority,
+                    locations.c.label,
+                    locations.c.media_type,
+                )
+                .where(locations.c.record_id.in_(list(found)))
+                .order_by(locations.c.priority, locations.c.id)
+            ):
+                found[loc.record_id].append(
+                    Location(loc.url, loc.priority, loc.label, loc.media_type)
+                )
+        return [(row.id, _record(row, found[row.id])) for row in rows]
+
+    def insert_record(self, record: Record, owner_id: int) -> int | None:
+        """Insert a new record and its locations; None (and nothing written) when its
+        equivalence key is taken."""
+        statement = (
+            self._insert(records)
+            .values(
+                equivalence_key=record.key,
+                urn=record.urn,
+                prefix=record.prefix,
+                status=record.status,
+                metadata=dict(record.metadata),
+                successors=list(record.successors),
+                note=record.note,
+                owner_id=owner_id,
+                created=record.created,
+                updated=record.updated,
+            )
+            .on_conflict_do_nothing()
+            .returning(records.c.id)
+        )
+        record_id: int | None = self.connection.scalar(statement)
+        if record_id is not None:
+            self._insert_locations(record_id, record.locations, owner_id)
+        return record_id
+
+    def insert_records(self, batch: Sequence[Record], owner_id: int) -> dict[str, int]:
+        """Insert the records whose keys are free; their ids by key (for imports)."""
+        if not batch:
+            return {}
+        statement = (
+            self._insert(records)
+            .on_conflict_do_nothing()
+            .returning(records.c.id, records.c.equivalence_key)
+        )
+        rows = self.connection.execute(
+            statement,
+            [
+                {
+                    "equivalence_key": r.key,
+                    "urn": r.urn,
+                    "prefix": r.prefix,
+                    "status": r.status,
+                    "metadata": dict(r.metadata),
+                    "successors": list(r.successors),
+                    "note": r.note,
+                    "owner_id": owner_id,
+                    "created": r.created,
+                    "updated": r.updated,
+                }
+                for r in batch
+            ],
+        ).all()
+        ids = {key: record_id for record_id, key in rows}
+        location_rows = [
+            {
+                "record_id": ids[r.key],
+                "url": loc.url,
+                "priority": loc.priority,
+                "label": loc.label,
+                "media_type": loc.media_type,
+                "owner_id": owner_id,
+            }
+            for r in batch
+            if r.key in ids
+            for loc in r.locations
+        ]
+        if location_rows:
+            self.connection.execute(locations.insert(), location_rows)
+        return ids
+
+    def update_record(self, record_id: int, record: Record) -> None:
+        """Replace a record's status, metadata, successors, note and locations."""
+        owner_id = self.connection.scalar(
+            sa.select(records.c.owner_id).where(records.c.id == record_id)
+        )
+        self.connection.execute(
+            sa.update(records)
+            .where(records.c.id == record_id)
+            .values(
+                status=record.status,
+                metadata=dict(record.metadata),
+                successors=list(record.successors),
+                note=record.note,
+                updated=record.updated,
+            )
+        )
+        self.connection.execute(sa.delete(locations).where(locations.c.record_id == record_id))
+        self._insert_locations(record_id, record.locations, owner_id)
+
+    def _insert_locations(
+        self, record_id: int, found: Sequence[Location], owner_id: int | None
+    ) -> None:
+        if found:
+            self.connection.execute(
+                locations.insert(),
+                [
+                    {
+                        "record_id": record_id,
+                        "url": loc.url,
+                        "priority": loc.priority,
+                        "label": loc.label,
+                        "media_type": loc.media_type,
+                        "owner_id": owner_id,
+                    }
+                    for loc in found
+                ],
+            )
+
+    def append_history(self, rows: Sequence[tuple[int, str, str, dict[str, Any]]]) -> None:
+        """Append (record id, action, actor, record as JSON) entries."""
+        if rows:
+            at = now()
+            self.connection.execute(
+                history.insert(),
+                [
+                    {"record_id": rid, "at": at, "action": action, "actor": actor, "record": doc}
+                    for rid, action, actor, doc in rows
+                ],
+            )
+
+    def history(self, record_id: int) -> list[HistoryEntry]:
+        """Every change to a record, oldest first."""
+        rows = self.connection.execute(
+            sa.select(history.c.at, history.c.action, history.c.actor, history.c.record)
+            .where(history.c.record_id == record_id)
+            .order_by(history.c.id)
+        )
+        return [HistoryEntry(_utc(r.at), r.action, r.actor, r.record) for r in rows]
+
+    # --- idempotency -----------------------------------------------------------------------------
+
+    def idempotent_response(
+        self, organisation_id: int, key: str
+    ) -> tuple[str, int, dict[str, Any]] | None:
+        """A stored (request hash, status, body) for an Idempotency-Key, if any."""
+        row = self.connection.execute(
+            sa.select(
+                idempotency_keys.c.request_hash,
+                idempotency_keys.c.status_code,
+                idempotency_keys.c.body,
+            ).where(
+                idempotency_keys.c.organisation_id == organisation_id,
+                idempotency_keys.c.key == key,
+            )
+        ).first()
+        return None if row is None else (row[0], row[1], row[2])
+
+    def remember_response(
+        self, organisation_id: int, key: str, request_hash: str, status: int, body: dict[str, Any]
+    ) -> None:
+        """Store the response to an Idempotency-Key, in the same transaction as its effects."""
+        self.connection.execute(
+            idempotency_keys.insert().values(
+                organisation_id=organisation_id,
+                key=key,
+                request_hash=request_hash,
+                status_code=status,
+                body=body,
+                created=now(),
+            )
+        )
+
+
+class Store:
+    """The database: a pool of connections and the transactions over it.
+
+    >>> store = Store("sqlite://")
+    >>> store.upgrade()
+    >>> with store.transaction() as tx:
+    ...     tx.create_organisation("Demo Library") is not None
+    True
+    """
+
+    def __init__(self, url: str = DEFAULT_DATABASE_URL) -> None:
+        self.url = url
+        self.engine = create_engine(url)
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """A write transaction: committed when the block ends, rolled back if it raises."""
+        with self.engine.begin() as connection:
+            yield Transaction(connection)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Transaction]:
+        """A read-only transaction (on SQLite a plain ``BEGIN``, which never blocks writers)."""
+        with self.engine.connect() as connection:
+            connection = connection.execution_options(urnkit_read_only=True)
+            with connection.begin():
+                yield Transaction(connection)
+
+    def resolution_row(self, key: str) -> Any:
+        """The hot path: one indexed query for a record's status, metadata, successors and its
+        best location (lowest priority number, then the first added), or None."""
+        with self.engine.connect() as connection:
+            connection = connection.execution_options(urnkit_read_only=True)
+            best = (
+                sa.select(locations.c.url)
+                .where(locations.c.record_id == records.c.id)
+                .order_by(locations.c.priority, locations.c.id)
+                .limit(1)
+                .scalar_subquery()
+            )
+            return connection.execute(
+                sa.select(
+                    records.c.urn,
+                    records.c.status,
+                    records.c.metadata,
+                    records.c.successors,
+                    best.label("url"),
+                ).where(records.c.equivalence_key == key)
+            ).first()
+
+    # --- schema ----------------------------------------------------------------------------------
+
+    def _alembic_config(self, connection: Connection) -> Any:
+        from alembic.config import Config
+
+        config = Config()
+        config.set_main_option("script_location", str(files("urnkit.resolver") / "migrations"))
+        config.attributes["connection"] = connection
+        return config
+
+    def schema_state(self) -> Literal["empty", "current", "outdated"]:
+        """Whether the database has no schema, the newest one, or one to upgrade."""
+        from alembic.runtime.migration import MigrationContext
+        from alembic.script import ScriptDirectory
+
+        with self.engine.connect() as connection:
+            if not sa.inspect(connection).get_table_names():
+                return "empty"
+            current = MigrationContext.configure(connection).get_current_heads()
+            heads = ScriptDirectory.from_config(self._alembic_config(connection)).get_heads()
+        return "current" if set(current) == set(heads) else "outdated"
+
+    def upgrade(self, revision: str = "head") -> None:
+        """Apply the Alembic migrations up to ``revision``."""
+        from alembic import command
+
+        with self.engine.begin() as connection:
+            command.upgrade(self._alembic_config(connection), revision)

@@ -1,0 +1,588 @@
+"""The ASGI application: resolution at ``/{urn}``, the registration API under ``/api/v1``.
+
+A thin adapter: it reads HTTP, calls :class:`~urnkit.resolver.service.Service`, and writes HTTP.
+Errors are RFC 9457 problem details (``application/problem+json``), or a readable page when the
+client asks for HTML. The URN is taken from the raw request path, so percent-encoded octets
+reach the URN parser as they were sent (``%2F`` and ``/`` are different URNs, RFC 8141 §3).
+
+Run it with ``urnkit serve``; servers import :func:`app_from_environment` as a factory.
+
+>>> app = create_app(Service(Store("sqlite://")))
+>>> app.title
+'urnkit resolver'
+"""
+
+from collections.abc import Callable
+from importlib.metadata import version
+from pathlib import Path as FilePath
+from typing import Annotated, Any, Literal
+from urllib.parse import unquote
+
+from fastapi import Body, Depends, FastAPI, Header, Path, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException
+
+from urnkit.resolver.domain import Location, Principal, ResolverError
+from urnkit.resolver.service import (
+    MAX_BATCH,
+    MAX_GENERATE,
+    Service,
+    history_json,
+    record_json,
+)
+from urnkit.resolver.settings import Settings
+from urnkit.resolver.store import Store
+
+PROBLEM = "application/problem+json"
+_STATUS = {
+    "InvalidURNError": 400,
+    "UnacceptableError": 422,
+    "UnauthenticatedError": 401,
+    "ForbiddenError": 403,
+    "NotFoundError": 404,
+    "ConflictError": 409,
+}
+_templates = Environment(
+    loader=FileSystemLoader(FilePath(__file__).parent / "templates"),
+    autoescape=select_autoescape(["html"]),
+)
+
+
+# --- the API's models: they make /openapi.json -------------------------------------------------
+
+
+class LocationModel(BaseModel):
+    """A location of the resource: lower priority numbers are tried first."""
+
+    model_config = ConfigDict(extra="forbid")
+    url: str = Field(min_length=1, max_length=4000, examples=["https://example.org/thesis.pdf"])
+    priority: int = Field(1, ge=0, le=1_000_000)
+    label: str | None = Field(None, max_length=1000)
+    media_type: str | None = Field(None, max_length=255, examples=["application/pdf"])
+
+
+class RecordIn(BaseModel):
+    """What a registrant sends to create or replace a record."""
+
+    model_config = ConfigDict(extra="forbid")
+    locations: list[LocationModel] = Field(default_factory=list, max_length=100)
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, examples=[{"title": "A thesis", "creators": ["Ann Author"]}]
+    )
+
+
+class BatchItem(RecordIn):
+    """One record of a batch: its URN and what :class:`RecordIn` holds."""
+
+    urn: str = Field(min_length=1, max_length=2000, examples=["urn:nbn:fi:demo-1"])
+
+
+class BatchIn(BaseModel):
+    """Up to 10,000 records, written all together or not at all."""
+
+    model_config = ConfigDict(extra="forbid")
+    records: list[BatchItem] = Field(min_length=1, max_length=MAX_BATCH)
+
+
+class RecordOut(BaseModel):
+    """A registered URN and what the service knows of it."""
+
+    urn: str
+    status: Literal["reserved", "active", "deactivated"]
+    locations: list[LocationModel]
+    metadata: dict[str, Any]
+    successors: list[str]
+    note: str | None
+    owner: str
+    created: str = Field(description="RFC 3339 time")
+    updated: str = Field(description="RFC 3339 time")
+
+
+class RecordPage(BaseModel):
+    """A page of records and the cursor of the next page (null on the last)."""
+
+    records: list[RecordOut]
+    next_cursor: str | None
+
+
+class HistoryEntryOut(BaseModel):
+    """One change: when, what, by whom, and the record as it was after it."""
+
+    at: str
+    action: str
+    actor: str
+    record: dict[str, Any]
+
+
+class HistoryOut(BaseModel):
+    """Every change to a record, oldest first."""
+
+    urn: str
+    entries: list[HistoryEntryOut]
+
+
+class DeactivateIn(BaseModel):
+    """Why a URN is deactivated and which URNs succeed it."""
+
+    model_config = ConfigDict(extra="forbid")
+    note: str | None = Field(None, max_length=10_000)
+    successors: list[str] = Field(default_factory=list, max_length=100)
+
+
+class GeneratedOut(BaseModel):
+    """The URN:NBNs generated and reserved; ``urn`` is the first of ``urns``."""
+
+    urn: str
+    urns: list[str]
+
+
+class BatchResult(BaseModel):
+    """What happened to one record of a batch."""
+
+    urn: str
+    result: Literal["created", "replaced"]
+
+
+class BatchOut(BaseModel):
+    """What happened to each record of a batch, in order."""
+
+    count: int
+    results: list[BatchResult]
+
+
+class PrefixOut(BaseModel):
+    """A delegated prefix (RFC 8458 §4.3), whom it is delegated to and how URNs are generated."""
+
+    prefix: str
+    organisation: str
+    generator: Literal["sequential", "random"]
+
+
+class DelegateIn(BaseModel):
+    """Delegate a prefix to an organisation."""
+
+    model_config = ConfigDict(extra="forbid")
+    prefix: str = Field(min_length=2, max_length=200, examples=["fi:demo"])
+    organisation: str = Field(min_length=1, max_length=200)
+    generator: Literal["sequential", "random"] = "sequential"
+
+
+class OrganisationIn(BaseModel):
+    """A new organisation."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=200)
+
+
+class OrganisationOut(BaseModel):
+    """An organisation."""
+
+    name: str
+
+
+class TokenIn(BaseModel):
+    """A new token's role and a label to recognise it by."""
+
+    model_config = ConfigDict(extra="forbid")
+    role: Literal["admin", "registrant"] = "registrant"
+    label: str = Field("", max_length=200)
+
+
+class TokenOut(BaseModel):
+    """A new token: shown once, stored only hashed."""
+
+    token: str
+    organisation: str
+    role: str
+
+
+class Problem(BaseModel):
+    """An RFC 9457 problem: what went wrong, and where when the input was at fault."""
+
+    model_config = ConfigDict(extra="allow")
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+
+
+def _problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI descriptions of the problem responses a route may give."""
+    return {
+        status: {"model": Problem, "content": {PROBLEM: {}}, "description": "A problem (RFC 9457)"}
+        for status in statuses
+    }
+
+
+# --- plumbing ----------------------------------------------------------------------------------
+
+
+def _wants_html(request: Request) -> bool:
+    """Whether the client prefers HTML to JSON (browsers send ``text/html`` first)."""
+    accept = request.headers.get("accept", "")
+    html, json = accept.find("text/html"), accept.find("json")
+    return html >= 0 and (json < 0 or html < json)
+
+
+def _problem(request: Request, status: int, title: str, detail: str, **extra: Any) -> Response:
+    body = {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+    if _wants_html(request):
+        page = _templates.get_template("problem.html").render(problem=body)
+        return HTMLResponse(page, status_code=status, headers=headers)
+    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
+
+
+def _raw_urn(request: Request, prefix: str, suffix: str = "") -> str:
+    """The URN in the raw path between ``prefix`` and ``suffix``, as sent. A client that
+    percent-encoded the whole URN (``urn%3Anbn%3A…``) is decoded once: no URN begins so."""
+    raw_path: bytes = request.scope.get("raw_path", request.url.path.encode())
+    raw = raw_path.decode("latin-1")
+    text = raw[len(prefix) : len(raw) - len(suffix)]
+    if text[:6].lower() == "urn%3a":
+        text = unquote(text)
+    return text
+
+
+def _urn_path(suffix: str = "") -> Callable[[Request], str]:
+    def dependency(request: Request) -> str:
+        return _raw_urn(request, "/api/v1/urns/", suffix)
+
+    return dependency
+
+
+_bearer = HTTPBearer(auto_error=False, description="An API token from `urnkit admin create-token`")
+
+
+def create_app(service: Service) -> FastAPI:
+    """The resolver's ASGI application over ``service``."""
+    app = FastAPI(
+        title="urnkit resolver",
+        version=version("urnkit"),
+        description=(
+            "URN:NBN resolution (RFC 8458 §4.4) and registration. Resolve with `GET /{urn}`; "
+            "register under the prefixes delegated to your organisation with a bearer token."
+        ),
+        docs_url="/docs",
+        redoc_url=None,
+    )
+
+    def principal(
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    ) -> Principal:
+        return service.authenticate(credentials.credentials if credentials else None)
+
+    def admin(who: Annotated[Principal, Depends(principal)]) -> Principal:
+        service.require_admin(who)
+        return who
+
+    @app.exception_handler(ResolverError)
+    def _refusal(request: Request, error: ResolverError) -> Response:
+        status = _STATUS.get(type(error).__name__, 400)
+        return _problem(request, status, error.title, error.detail, **error.extensions)
+
+    @app.exception_handler(RequestValidationError)
+    def _invalid(request: Request, error: RequestValidationError) -> Response:
+        errors = [
+            {"location": list(e.get("loc", ())), "message": e.get("msg", "")}
+            for e in error.errors()
+        ]
+        detail = "; ".join(f"{'.'.join(map(str, e['location']))}: {e['message']}" for e in errors)
+        return _problem(request, 422, "Invalid request", detail, errors=errors)
+
+    @app.exception_handler(HTTPException)
+    def _http(request: Request, error: HTTPException) -> Response:
+        response = _problem(request, error.status_code, str(error.detail), str(error.detail))
+        response.headers.update(error.headers or {})
+        return response
+
+    authenticated = _problem_responses(401, 403, 422)
+
+    # --- the registration API ------------------------------------------------------------------
+
+    @app.get(
+        "/api/v1/urns/{urn:path}/history",
+        response_model=HistoryOut,
+        responses=_problem_responses(400, 404, 422),
+        tags=["records"],
+    )
+    def history(urn: Annotated[str, Depends(_urn_path("/history"))]) -> dict[str, Any]:
+        """Every change to a record, oldest first (append-only)."""
+        record = service.get(urn)
+        entries = [history_json(entry) for entry in service.history(urn)]
+        return {"urn": record.urn, "entries": entries}
+
+    @app.post(
+        "/api/v1/urns/{urn:path}/deactivate",
+        response_model=RecordOut,
+        responses=_problem_responses(400, 404, 409) | authenticated,
+        tags=["records"],
+    )
+    def deactivate(
+        urn: Annotated[str, Depends(_urn_path("/deactivate"))],
+        body: DeactivateIn,
+        who: Annotated[Principal, Depends(principal)],
+    ) -> dict[str, Any]:
+        """Deactivate a URN (there is no delete, RFC 8458 §4.1): resolution answers 410 Gone
+        and names the successors."""
+        return record_json(service.deactivate(who, urn, body.note, body.successors))
+
+    @app.get(
+        "/api/v1/urns/{urn:path}",
+        response_model=RecordOut,
+        responses=_problem_responses(400, 404, 422),
+        tags=["records"],
+    )
+    def get_record(urn: Annotated[str, Depends(_urn_path())]) -> dict[str, Any]:
+        """The record of a URN, found by namespace equivalence."""
+        return record_json(service.get(urn))
+
+    @app.put(
+        "/api/v1/urns/{urn:path}",
+        response_model=RecordOut,
+        status_code=200,
+        responses={201: {"model": RecordOut, "description": "Created"}}
+        | _problem_responses(400, 409)
+        | authenticated,
+        tags=["records"],
+    )
+    def put_record(
+        urn: Annotated[str, Depends(_urn_path())],
+        body: RecordIn,
+        who: Annotated[Principal, Depends(principal)],
+        response: Response,
+    ) -> dict[str, Any]:
+        """Create (201) or replace (200) the record of a URN under a delegated prefix."""
+        found = [Location(**loc.model_dump()) for loc in body.locations]
+        record, created = service.put(who, urn, found, body.metadata)
+        response.status_code = 201 if created else 200
+        return record_json(record)
+
+    @app.patch(
+        "/api/v1/urns/{urn:path}",
+        response_model=RecordOut,
+        responses=_problem_responses(400, 404, 409) | authenticated,
+        tags=["records"],
+    )
+    def patch_record(
+        urn: Annotated[str, Depends(_urn_path())],
+        patch: Annotated[dict[str, Any], Body(media_type="application/merge-patch+json")],
+        who: Annotated[Principal, Depends(principal)],
+    ) -> dict[str, Any]:
+        """Change a record's ``metadata`` or ``locations`` with a JSON merge patch (RFC 7396)."""
+        if "locations" in patch:
+            if not isinstance(patch["locations"], list):
+                raise RequestValidationError([_type_error("locations", "a list")])
+            patch = patch | {
+                "locations": [
+                    Location(**LocationModel.model_validate(loc).model_dump())
+                    for loc in patch["locations"]
+                ]
+            }
+        return record_json(service.patch(who, urn, patch))
+
+    @app.get(
+        "/api/v1/urns",
+        response_model=RecordPage,
+        responses=_problem_responses(422),
+        tags=["records"],
+    )
+    def list_records(
+        prefix: Annotated[str | None, Query(max_length=200, examples=["fi:demo"])] = None,
+        cursor: Annotated[str | None, Query(pattern=r"^[0-9]{1,18}$")] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    ) -> dict[str, Any]:
+        """Records in registration order, under ``prefix`` (and its sub-namespaces) if given."""
+        page, after = service.records(prefix, int(cursor or 0), limit)
+        return {
+            "records": [record_json(record) for record in page],
+            "next_cursor": None if after is None else str(after),
+        }
+
+    @app.post(
+        "/api/v1/urns:batch",
+        response_model=BatchOut,
+        responses=_problem_responses(400, 404, 409) | authenticated,
+        tags=["records"],
+    )
+    def batch(
+        body: BatchIn,
+        who: Annotated[Principal, Depends(principal)],
+        idempotency_key: Annotated[str | None, Header(max_length=255)] = None,
+    ) -> Response:
+        """Create or replace up to 10,000 records in one transaction: all or nothing. A retry
+        with the same ``Idempotency-Key`` returns the first answer without writing again."""
+        items = [
+            (
+                item.urn,
+                [Location(**loc.model_dump()) for loc in item.locations],
+                item.metadata,
+            )
+            for item in body.records
+        ]
+        status, answer = service.batch(who, items, idempotency_key)
+        return JSONResponse(answer, status_code=status)
+
+    @app.post(
+        "/api/v1/prefixes/{prefix}/urns",
+        response_model=GeneratedOut,
+        status_code=201,
+        responses=_problem_responses(404) | authenticated,
+        tags=["prefixes"],
+    )
+    def generate(
+        prefix: str,
+        who: Annotated[Principal, Depends(principal)],
+        count: Annotated[int, Query(ge=1, le=MAX_GENERATE)] = 1,
+    ) -> dict[str, Any]:
+        """Generate and reserve the next unused URN:NBN(s) of a delegated prefix."""
+        urns = [record.urn for record in service.generate(who, prefix, count)]
+        return {"urn": urns[0], "urns": urns}
+
+    @app.get("/api/v1/prefixes", response_model=list[PrefixOut], tags=["prefixes"])
+    def list_prefixes() -> list[dict[str, str]]:
+        """The public register of delegated prefixes (RFC 8458 §4.3)."""
+        return [
+            {"prefix": prefix, "organisation": organisation, "generator": generator}
+            for prefix, organisation, generator in service.prefixes()
+        ]
+
+    @app.post(
+        "/api/v1/prefixes",
+        response_model=PrefixOut,
+        status_code=201,
+        responses=_problem_responses(404, 409) | authenticated,
+        tags=["administration"],
+    )
+    def delegate(body: DelegateIn, _: Annotated[Principal, Depends(admin)]) -> dict[str, str]:
+        """Delegate a prefix to an organisation (admin)."""
+        prefix = service.delegate(body.organisation, body.prefix, body.generator)
+        return {"prefix": prefix, "organisation": body.organisation, "generator": body.generator}
+
+    @app.get(
+        "/api/v1/organisations",
+        response_model=list[OrganisationOut],
+        responses=authenticated,
+        tags=["administration"],
+    )
+    def organisations(_: Annotated[Principal, Depends(admin)]) -> list[dict[str, str]]:
+        """Every organisation (admin)."""
+        return [{"name": name} for name in service.organisations()]
+
+    @app.post(
+        "/api/v1/organisations",
+        response_model=OrganisationOut,
+        status_code=201,
+        responses=_problem_responses(409) | authenticated,
+        tags=["administration"],
+    )
+    def create_organisation(
+        body: OrganisationIn, _: Annotated[Principal, Depends(admin)]
+    ) -> dict[str, str]:
+        """Create an organisation (admin)."""
+        return {"name": service.create_organisation(body.name)}
+
+    @app.post(
+        "/api/v1/organisations/{name}/tokens",
+        response_model=TokenOut,
+        status_code=201,
+        responses=_problem_responses(404) | authenticated,
+        tags=["administration"],
+    )
+    def create_token(
+        name: str, body: TokenIn, _: Annotated[Principal, Depends(admin)]
+    ) -> dict[str, str]:
+        """A new token for an organisation (admin); shown once."""
+        token = service.create_token(name, body.role, body.label)
+        return {"token": token, "organisation": name, "role": body.role}
+
+    @app.post(
+        "/api/v1/tokens/{token_id}/revoke",
+        status_code=204,
+        responses=_problem_responses(404) | authenticated,
+        tags=["administration"],
+    )
+    def revoke_token(
+        token_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
+        _: Annotated[Principal, Depends(admin)],
+    ) -> Response:
+        """Revoke a token (admin): it stops working at once, in every server process."""
+        service.revoke_token(token_id)
+        return Response(status_code=204)
+
+    # --- pages and resolution ------------------------------------------------------------------
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def home() -> HTMLResponse:
+        return HTMLResponse(
+            _templates.get_template("home.html").render(prefixes=service.prefixes())
+        )
+
+    @app.get("/-/redirect", include_in_schema=False)
+    def bare_redirect() -> RedirectResponse:
+        """The cheapest redirect this server can give: the ceiling for resolution benchmarks."""
+        return RedirectResponse("https://example.org/", status_code=302)
+
+    @app.api_route(
+        "/{urn:path}",
+        methods=["GET", "HEAD"],
+        response_class=Response,
+        responses={
+            **_problem_responses(400, 404),
+            200: {"description": "A page of the record's metadata (RFC 8458 §4.5)"},
+            302: {"description": "Found: the highest-priority location"},
+            410: {"description": "Gone: deactivated; the Link headers name its successors"},
+        },
+        tags=["resolution"],
+    )
+    def resolve(urn: str, request: Request) -> Response:
+        """Resolve a URN (RFC 8458 §4.4). An HTTP query beginning with ``=`` is the URN's
+        q-component and is appended to the location's query (RFC 8141 §2.3.2); one beginning
+        with ``+`` is an r-component (ending at ``?=``), which this service ignores."""
+        text = _raw_urn(request, "/")
+        query = request.scope.get("query_string", b"").decode("latin-1")
+        if query[:1] in ("+", "="):
+            text = f"{text}?{query}"
+        resolution = service.resolve(text)
+        if resolution.kind == "redirect":
+            assert resolution.target is not None
+            return RedirectResponse(resolution.target, status_code=302)
+        record = resolution.record
+        assert record is not None
+        body = record_json(record)
+        if resolution.kind == "gone":
+            links = ", ".join(
+                f'<{request.base_url}{successor}>; rel="successor-version"'
+                for successor in record.successors
+            )
+            headers = {"Link": links} if links else {}
+            if _wants_html(request):
+                page = _templates.get_template("record.html").render(record=body)
+                return HTMLResponse(page, status_code=410, headers=headers)
+            detail = f"{record.urn} is deactivated" + (
+                f"; its successors: {', '.join(record.successors)}" if record.successors else ""
+            )
+            problem = {"type": "about:blank", "title": "Gone", "status": 410, "detail": detail}
+            return JSONResponse(
+                problem | {"record": body}, status_code=410, media_type=PROBLEM, headers=headers
+            )
+        if "json" in request.headers.get("accept", "") and not _wants_html(request):
+            return JSONResponse(body)
+        return HTMLResponse(_templates.get_template("record.html").render(record=body))
+
+    return app
+
+
+def _type_error(field: str, expected: str) -> dict[str, Any]:
+    return {"loc": ("body", field), "msg": f"must be {expected}", "type": "type_error"}
+
+
+def app_from_environment() -> FastAPI:
+    """The application for ``URNKIT_DATABASE_URL``: the factory ``urnkit serve`` hands to the
+    ASGI server, once per worker process."""
+    settings = Settings.from_environment()
+    return create_app(Service(Store(settings.database_url)))
