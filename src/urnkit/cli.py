@@ -510,14 +510,17 @@ def _template_new(args: argparse.Namespace) -> int:
 
 
 def _jobs(text: str) -> int:
+    """A count given on the command line: a whole number, 1 or more.
+
+    >>> _jobs("4")
+    4
+    """
     try:
         jobs = int(text)
     except ValueError:
         jobs = 0
     if jobs < 1:
-        raise argparse.ArgumentTypeError(
-            f"must be a whole number of processes, 1 or more: {text!r}"
-        )
+        raise argparse.ArgumentTypeError(f"must be a whole number, 1 or more: {text!r}")
     return jobs
 
 
@@ -540,10 +543,11 @@ def _command(
 ) -> argparse.ArgumentParser:
     """Add the command ``run`` names (``_check`` -> ``check``), its help and exit statuses.
 
-    In a ``group`` of commands, the group's name leaves the name: ``_template_new`` -> ``new``.
+    In a ``group`` of commands, the group's name leaves the name: ``_template_new`` -> ``new``;
+    other underscores become hyphens: ``_admin_create_org`` -> ``create-org``.
     """
     parser = commands.add_parser(
-        run.__name__.lstrip("_").removeprefix(f"{group}_"),
+        run.__name__.lstrip("_").removeprefix(f"{group}_").replace("_", "-"),
         help=summary,
         description=f"{summary}\n\n{details}",
         epilog="exit status:\n" + "\n".join(f"  {status}" for status in statuses),
@@ -739,6 +743,10 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         help="urn-namespace (RFC 8141 Appendix A) or uri-scheme (RFC 4395 §5.4)",
     )
+
+    from urnkit.resolver.cli import add_commands  # the resolver's commands need urnkit.cli
+
+    add_commands(commands)
     return parser
 
 

@@ -519,31 +519,48 @@ class Service:
     def import_records(
         self,
         rows: Iterable[Mapping[str, Any]],
-        owner: str,
+        owner: str | None = None,
         batch_size: int = 5_000,
         progress: Callable[[int, int], None] | None = None,
     ) -> tuple[int, int]:
-        """Import records (``urn``, ``locations``, ``metadata``, optional ``status``) in
-        transactional batches; records already present are skipped, so a rerun after a crash
-        completes the import without duplicates. Returns (imported, skipped)."""
+        """Import records (``urn``, ``locations``, ``metadata``, optional ``status`` and
+        ``successors``) in transactional batches; records already present are skipped, so a
+        rerun after a crash completes the import without duplicates. Each record belongs to
+        ``owner``, or else to the organisation its prefix is delegated to. Returns
+        (imported, skipped).
+
+        >>> service = Service(Store("sqlite://"))
+        >>> service.store.upgrade()
+        >>> service.create_organisation("Library")
+        'Library'
+        >>> service.delegate("Library", "fi:lib")
+        'fi:lib'
+        >>> rows = [{"urn": "urn:nbn:fi:lib-1", "locations": [{"url": "https://example.org/"}]}]
+        >>> service.import_records(rows), service.import_records(rows)
+        ((1, 0), (0, 1))
+        """
         with self.store.snapshot() as tx:
-            owner_id = tx.organisation_id(owner)
-        if owner_id is None:
+            owner_ids = tx.organisation_ids()
+            delegated = [(prefix, name) for prefix, name, _ in tx.prefixes()]
+        if owner is not None and owner not in owner_ids:
             raise NotFoundError(f"no organisation is called {owner!r}")
         imported = skipped = 0
         for batch in _batches(rows, batch_size):
-            records = [_imported_record(row, owner) for row in batch]
+            records: dict[str, Record] = {}
+            for row in batch:
+                record = _imported_record(row, owner, delegated)
+                records.setdefault(record.key, record)
             with self.store.transaction() as tx:
-                ids = tx.insert_records(records, owner_id)
+                ids = tx.insert_records(list(records.values()), owner_ids)
                 tx.append_history(
                     [
-                        (ids[r.key], "imported", owner, record_json(r))
-                        for r in records
-                        if r.key in ids
+                        (ids[key], "imported", record.owner, record_json(record))
+                        for key, record in records.items()
+                        if key in ids
                     ]
                 )
             imported += len(ids)
-            skipped += len(records) - len(ids)
+            skipped += len(batch) - len(ids)
             if progress is not None:
                 progress(imported, skipped)
         return imported, skipped
@@ -567,21 +584,40 @@ def _batches(rows: Iterable[Mapping[str, Any]], size: int) -> Iterator[list[Mapp
         yield batch
 
 
-def _imported_record(row: Mapping[str, Any], owner: str) -> Record:
-    """A record from an import row; :class:`UnacceptableError` naming the URN when it is unfit."""
+def _imported_record(
+    row: Mapping[str, Any], owner: str | None, delegated: Sequence[tuple[str, str]]
+) -> Record:
+    """A record from an import row, owned by ``owner`` or by the holder of the longest
+    delegated prefix covering it; :class:`UnacceptableError` naming the URN when it is unfit."""
     text = str(row.get("urn", ""))
     urn = parse_urn(text)
     status: Status = row.get("status") or "active"
     if status not in ("reserved", "active", "deactivated"):
         raise UnacceptableError(f"{text}: unknown status {status!r}")
-    found = check_locations(
-        [Location(**loc) if isinstance(loc, Mapping) else loc for loc in row.get("locations", [])]
-    )
+    try:
+        found = check_locations(
+            [
+                Location(**loc) if isinstance(loc, Mapping) else loc
+                for loc in row.get("locations") or []
+            ]
+        )
+    except TypeError as error:
+        raise UnacceptableError(f"{text}: a location has {error}") from None
+    except UnacceptableError as error:
+        raise UnacceptableError(f"{text}: {error.detail}") from None
+    prefix = prefix_of(urn)
+    if owner is None:
+        holders = [(p, name) for p, name in delegated if covers(p, prefix)]
+        if not holders:
+            raise UnacceptableError(
+                f"{text}: its prefix {prefix!r} is delegated to no organisation (name --owner)"
+            )
+        owner = max(holders)[1]
     moment = now()
     return Record(
         urn=urn.assigned_name,
         key=urn.equivalence_key(),
-        prefix=prefix_of(urn),
+        prefix=prefix,
         status=status,
         owner=owner,
         created=moment,

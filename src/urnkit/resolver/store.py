@@ -20,7 +20,7 @@ writers wait (``busy_timeout``) instead of failing halfway.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib.resources import files
@@ -237,6 +237,11 @@ class Transaction:
         )
         return [(row.name, _utc(row.created)) for row in rows]
 
+    def organisation_ids(self) -> dict[str, int]:
+        """Every organisation's id by name."""
+        rows = self.connection.execute(sa.select(organisations.c.name, organisations.c.id))
+        return {row.name: row.id for row in rows}
+
     def delegate(self, organisation_id: int, prefix: str, generator: str) -> bool:
         """Delegate ``prefix``; False when it is already delegated."""
         statement = (
@@ -394,8 +399,11 @@ class Transaction:
             self._insert_locations(record_id, record.locations, owner_id)
         return record_id
 
-    def insert_records(self, batch: Sequence[Record], owner_id: int) -> dict[str, int]:
-        """Insert the records whose keys are free; their ids by key (for imports)."""
+    def insert_records(
+        self, batch: Sequence[Record], owner_ids: Mapping[str, int]
+    ) -> dict[str, int]:
+        """Insert the records whose keys are free, each owned by the organisation its ``owner``
+        names in ``owner_ids``; their ids by key (for imports)."""
         if not batch:
             return {}
         statement = (
@@ -414,7 +422,7 @@ class Transaction:
                     "metadata": dict(r.metadata),
                     "successors": list(r.successors),
                     "note": r.note,
-                    "owner_id": owner_id,
+                    "owner_id": owner_ids[r.owner],
                     "created": r.created,
                     "updated": r.updated,
                 }
@@ -429,7 +437,7 @@ class Transaction:
                 "priority": loc.priority,
                 "label": loc.label,
                 "media_type": loc.media_type,
-                "owner_id": owner_id,
+                "owner_id": owner_ids[r.owner],
             }
             for r in batch
             if r.key in ids

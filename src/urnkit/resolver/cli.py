@@ -1,0 +1,423 @@
+"""The resolver's commands: ``serve``, ``db``, ``admin``, ``import`` and ``export``.
+
+A thin adapter over :class:`~urnkit.resolver.service.Service`: it reads flags and files, calls
+the service, and prints. The server's libraries are imported only when a command runs, so the
+core commands work without the ``server`` extra. Example::
+
+    urnkit admin create-org "Demo Library" --database-url sqlite:///demo.db
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import io
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
+from typing import IO, Any, TextIO
+
+from urnkit.cli import EXIT_INVALID, EXIT_OK, EXIT_USAGE, Progress, _command, _fail, _jobs
+
+EXPORT_FORMATS = ("ndjson", "csv")
+CSV_COLUMNS = ("urn", "status", "locations", "metadata", "successors", "note", "created", "updated")
+NOT_INSTALLED = "the resolver needs the server extra: pip install 'urnkit[server]'"
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    """The settings the flags give, over ``URNKIT_*`` variables, over the defaults."""
+    from urnkit.resolver.settings import Settings
+
+    base = Settings.from_environment()
+    flags = {
+        name: getattr(args, name)
+        for name in ("database_url", "host", "port", "workers", "server")
+        if getattr(args, name, None) is not None
+    }
+    return dataclasses.replace(base, **flags)
+
+
+def _service(args: argparse.Namespace, *, upgrade: bool = False) -> Any:
+    """The service over the flags' database, its schema checked (or made, with ``upgrade``)."""
+    from urnkit.resolver.service import Service
+    from urnkit.resolver.store import Store
+
+    store = Store(_settings(args).database_url)
+    state = store.schema_state()
+    if state == "empty" and upgrade:
+        print(f"urnkit: creating the schema in {store.engine.url!r}", file=sys.stderr)
+        store.upgrade()
+    elif state != "current":
+        raise SchemaError(
+            f"the database {store.engine.url!r} has "
+            + ("no schema" if state == "empty" else "an older schema")
+            + ": run 'urnkit db upgrade' first"
+        )
+    return Service(store)
+
+
+class SchemaError(Exception):
+    """The database's schema is missing or older than this urnkit."""
+
+
+def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``run``, with the service's refusals and missing libraries reported as messages."""
+
+    def guarded(args: argparse.Namespace) -> int:
+        try:
+            from urnkit.resolver.domain import ResolverError
+        except ImportError:
+            return _fail(NOT_INSTALLED, EXIT_USAGE)
+        try:
+            return run(args)
+        except ResolverError as error:
+            return _fail(f"{error.title.lower()}: {error.detail}", EXIT_INVALID)
+        except (SchemaError, ValueError, OSError) as error:
+            return _fail(str(error), EXIT_USAGE)
+
+    guarded.__name__ = run.__name__
+    return guarded
+
+
+# --- serve and db -------------------------------------------------------------------------------
+
+
+def _serve(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    _service(args, upgrade=True)
+    os.environ["URNKIT_DATABASE_URL"] = settings.database_url  # read by every worker process
+    print(f"urnkit resolver: open http://{settings.host}:{settings.port}/", flush=True)
+    target = "urnkit.resolver.web:app_from_environment"
+    if settings.server == "uvicorn":
+        import uvicorn
+
+        uvicorn.run(
+            target,
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            log_level="warning",
+        )
+    else:
+        from granian.constants import Interfaces
+        from granian.log import LogLevels
+        from granian.server import Server
+
+        Server(
+            target,
+            address=settings.host,
+            port=settings.port,
+            interface=Interfaces.ASGI,
+            workers=settings.workers,
+            factory=True,
+            log_level=LogLevels.warning,
+        ).serve()
+    return EXIT_OK
+
+
+def _db_upgrade(args: argparse.Namespace) -> int:
+    from urnkit.resolver.store import Store
+
+    store = Store(_settings(args).database_url)
+    before = store.schema_state()
+    store.upgrade()
+    print("schema was current" if before == "current" else "schema upgraded to the newest")
+    return EXIT_OK
+
+
+# --- admin --------------------------------------------------------------------------------------
+
+
+def _admin_create_org(args: argparse.Namespace) -> int:
+    print(_service(args, upgrade=True).create_organisation(args.name))
+    return EXIT_OK
+
+
+def _admin_delegate(args: argparse.Namespace) -> int:
+    print(_service(args, upgrade=True).delegate(args.organisation, args.prefix, args.generator))
+    return EXIT_OK
+
+
+def _admin_create_token(args: argparse.Namespace) -> int:
+    token = _service(args, upgrade=True).create_token(args.organisation, args.role, args.label)
+    article = "an" if args.role == "admin" else "a"
+    print(f"{article} {args.role} token for {args.organisation}; it is shown only this once:")
+    print(token)
+    return EXIT_OK
+
+
+def _admin_revoke_token(args: argparse.Namespace) -> int:
+    _service(args).revoke_token(args.token_id)
+    print(f"token {args.token_id} revoked")
+    return EXIT_OK
+
+
+# --- import and export --------------------------------------------------------------------------
+
+
+def _format_of(name: str, chosen: str | None) -> str:
+    if chosen:
+        return chosen
+    lowered = name.lower()
+    if lowered.endswith(".csv"):
+        return "csv"
+    if lowered.endswith((".ndjson", ".jsonl")):
+        return "ndjson"
+    raise ValueError(f"cannot tell the format of {name!r} from its name: give --format")
+
+
+def _json_cell(text: str, line: int, column: str, empty: Any) -> Any:
+    if not text.strip():
+        return empty
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"line {line}: column {column!r} is not JSON: {error.msg}") from None
+
+
+def _csv_rows(stream: TextIO) -> Iterator[dict[str, Any]]:
+    """Rows of a CSV file: ``urn``, then optional ``status``, ``locations`` (a JSON array) or
+    ``url`` (one location), ``metadata`` (a JSON object), ``successors`` (space-separated)."""
+    reader = csv.DictReader(stream)
+    if reader.fieldnames is None or "urn" not in reader.fieldnames:
+        raise ValueError("line 1: a CSV import needs a header row with a 'urn' column")
+    for row in reader:
+        line = reader.line_num
+        locations = _json_cell(row.get("locations") or "", line, "locations", [])
+        if row.get("url"):
+            locations = [*locations, {"url": row["url"]}]
+        yield {
+            "urn": row["urn"],
+            "status": row.get("status") or None,
+            "locations": locations,
+            "metadata": _json_cell(row.get("metadata") or "", line, "metadata", {}),
+            "successors": (row.get("successors") or "").split(),
+        }
+
+
+def _ndjson_rows(stream: TextIO) -> Iterator[dict[str, Any]]:
+    """Rows of an NDJSON file: one JSON object a line, as ``urnkit export`` writes them."""
+    for line, text in enumerate(stream, 1):
+        if not text.strip():
+            continue
+        row = _json_cell(text, line, "", None)
+        if not isinstance(row, dict):
+            raise ValueError(f"line {line}: not a JSON object")
+        yield row
+
+
+def _import(args: argparse.Namespace) -> int:
+    service = _service(args)
+    kind = _format_of(args.file, args.format)
+    with open(args.file, "rb") as raw, io.TextIOWrapper(raw, "utf-8", newline="") as stream:
+        size = os.fstat(raw.fileno()).st_size
+        progress = Progress(sys.stderr, size) if sys.stderr.isatty() else None
+        rows = _csv_rows(stream) if kind == "csv" else _ndjson_rows(stream)
+        done = {"records": 0, "position": 0}
+
+        def report(imported: int, skipped: int) -> None:
+            done["records"] = imported + skipped
+            if progress is not None:
+                position = raw.tell()
+                progress.advance(position - done["position"], imported + skipped - progress.lines)
+                done["position"] = position
+
+        try:
+            imported, skipped = service.import_records(rows, args.owner, args.batch_size, report)
+        except BaseException:
+            if progress is not None:
+                progress.clear()
+            print(
+                f"urnkit: stopped after {done['records']:,} records in committed batches; "
+                "fix the cause and rerun: what is stored is skipped",
+                file=sys.stderr,
+            )
+            raise
+        if progress is not None:
+            progress.clear()
+    print(f"{imported:,} imported, {skipped:,} already present (skipped)")
+    return EXIT_OK
+
+
+def _output(name: str) -> AbstractContextManager[IO[str]]:
+    if name == "-":
+        return nullcontext(sys.stdout)
+    return open(name, "w", encoding="utf-8", newline="")
+
+
+def _export(args: argparse.Namespace) -> int:
+    from urnkit.resolver.service import record_json
+
+    service = _service(args)
+    kind = args.format or (_format_of(args.output, None) if args.output != "-" else "ndjson")
+    with _output(args.output) as out:
+        writer = csv.writer(out) if kind == "csv" else None
+        if writer is not None:
+            writer.writerow(CSV_COLUMNS)
+        for record in service.export_records(args.prefix):
+            row = record_json(record)
+            if writer is None:
+                out.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
+            else:
+                writer.writerow(_csv_cells(row))
+    return EXIT_OK
+
+
+def _csv_cells(row: Mapping[str, Any]) -> list[str]:
+    """A record's CSV cells: JSON for locations and metadata, successors space-separated."""
+    compact = {"ensure_ascii": False, "separators": (",", ":")}
+    return [
+        row["urn"],
+        row["status"],
+        json.dumps(row["locations"], **compact),  # type: ignore[arg-type]
+        json.dumps(row["metadata"], **compact),  # type: ignore[arg-type]
+        " ".join(row["successors"]),
+        row["note"] or "",
+        row["created"],
+        row["updated"],
+    ]
+
+
+# --- the parsers --------------------------------------------------------------------------------
+
+
+def _database_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--database-url",
+        help="SQLAlchemy URL: sqlite:///urnkit.db (default, or URNKIT_DATABASE_URL), "
+        "postgresql+psycopg://user@host/db",
+    )
+
+
+def _group(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, summary: str
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+    parser = commands.add_parser(name, help=summary, description=summary)
+    return parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``serve``, ``db``, ``admin``, ``import`` and ``export`` to the ``urnkit`` parser."""
+    refused = (
+        "0  done",
+        "1  the service refused (the message says why)",
+        "2  usage error, a file or database that cannot be used, or no server extra",
+    )
+
+    serve = _command(
+        commands,
+        _guarded(_serve),
+        "Run the URN:NBN resolver (RFC 8458 §4.4) and its registration API over HTTP.",
+        "Creates the schema in an empty database, refuses an outdated one ('urnkit db\n"
+        "upgrade' first), then serves until interrupted. Flags override URNKIT_* variables:\n"
+        "URNKIT_DATABASE_URL, URNKIT_HOST, URNKIT_PORT, URNKIT_WORKERS, URNKIT_SERVER.",
+        refused,
+        mode=False,
+    )
+    _database_flag(serve)
+    serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=_jobs, help="port to listen on (default 8000)")
+    serve.add_argument("--workers", type=_jobs, help="server processes (default 1)")
+    serve.add_argument("--server", choices=("granian", "uvicorn"), help="ASGI server")
+
+    db = _group(commands, "db", "The resolver's database schema (Alembic migrations).")
+    upgrade = _command(
+        db,
+        _guarded(_db_upgrade),
+        "Apply the schema migrations the database lacks.",
+        "The only way the schema is made or changed; safe to run again.",
+        refused,
+        mode=False,
+        group="db",
+    )
+    _database_flag(upgrade)
+
+    admin = _group(commands, "admin", "Organisations, delegated prefixes and API tokens.")
+    create_org = _command(
+        admin,
+        _guarded(_admin_create_org),
+        "Create an organisation that can hold prefixes and tokens.",
+        "Prints the organisation's name.",
+        refused,
+        mode=False,
+        group="admin",
+    )
+    create_org.add_argument("name", metavar="NAME")
+    delegate = _command(
+        admin,
+        _guarded(_admin_delegate),
+        "Delegate a URN:NBN prefix (country code and sub-namespaces) to an organisation.",
+        "PREFIX is written as in RFC 8458 §4.3, e.g. fi:demo; prints its normalized form.",
+        refused,
+        mode=False,
+        group="admin",
+    )
+    delegate.add_argument("organisation", metavar="ORG")
+    delegate.add_argument("prefix", metavar="PREFIX")
+    delegate.add_argument(
+        "--generator",
+        choices=("sequential", "random"),
+        default="sequential",
+        help="how new NBN strings are made: 1, 2, 3 … or random base-32 with a check character",
+    )
+    create_token = _command(
+        admin,
+        _guarded(_admin_create_token),
+        "Create an API token for an organisation; the token is the last line of stdout.",
+        "The token is stored only hashed: it cannot be shown again.",
+        refused,
+        mode=False,
+        group="admin",
+    )
+    create_token.add_argument("organisation", metavar="ORG")
+    create_token.add_argument("--role", choices=("registrant", "admin"), default="registrant")
+    create_token.add_argument("--label", default="", help="a note on what the token is for")
+    revoke_token = _command(
+        admin,
+        _guarded(_admin_revoke_token),
+        "Revoke an API token by its id; it stops working at once, in every process.",
+        "The id is the token_id the API shows.",
+        refused,
+        mode=False,
+        group="admin",
+    )
+    revoke_token.add_argument("token_id", metavar="ID", type=int)
+    for command in (create_org, delegate, create_token, revoke_token):
+        _database_flag(command)
+
+    import_ = _command(
+        commands,
+        _guarded(_import),
+        "Import URN records from CSV or NDJSON, in transactional batches.",
+        "NDJSON: one object a line, {urn, status?, locations, metadata, successors?}, as\n"
+        "'urnkit export' writes. CSV: a header row with 'urn' and any of 'status',\n"
+        "'locations' (JSON array) or 'url', 'metadata' (JSON object), 'successors'.\n"
+        "Each batch commits whole or not at all; URNs already stored are skipped, so\n"
+        "rerunning after a failure or a kill completes the import without duplicates.",
+        refused,
+        mode=False,
+    )
+    import_.add_argument("file", metavar="FILE")
+    import_.add_argument("--format", choices=EXPORT_FORMATS, help="default: from FILE's suffix")
+    import_.add_argument(
+        "--owner", help="organisation owning every record (default: its prefix's holder)"
+    )
+    import_.add_argument("--batch-size", type=_jobs, default=5_000, help="records per transaction")
+    _database_flag(import_)
+
+    export = _command(
+        commands,
+        _guarded(_export),
+        "Export URN records as NDJSON or CSV, in registration order.",
+        "Writes what 'urnkit import' reads back.",
+        refused,
+        mode=False,
+    )
+    export.add_argument("--format", choices=EXPORT_FORMATS, help="default: from -o, else ndjson")
+    export.add_argument("--prefix", help="only records under this delegated prefix")
+    export.add_argument("-o", "--output", default="-", help="file to write ('-': stdout)")
+    _database_flag(export)
