@@ -8,6 +8,7 @@ using nothing but Python 3.11+ and pip, then runs the job. Example::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -40,15 +41,58 @@ def setup(extras: str) -> None:
     )
 
 
+DEMO_DIR = ROOT / ".demo"
+DEMO_RECORDS = ROOT / "examples" / "resolver-demo.ndjson"
+# Who holds which prefix in the demo (RFC 8458 §4.3 prefixes: country code, sub-namespaces).
+DEMO_DELEGATIONS = {
+    "Demo National Library": ("fi", "se:uu", "ch:bel", "hu"),
+    "Demo University": ("fi:demo",),
+}
+
+
+def _urnkit(*arguments: str) -> str:
+    """Run the urnkit command of ``.venv``; its standard output."""
+    done = subprocess.run(
+        [str(BIN / "urnkit"), *arguments], cwd=ROOT, check=True, capture_output=True, text=True
+    )
+    return done.stdout
+
+
 def demo() -> None:
-    """Check the demo file of URNs and explain the ones that fail."""
-    setup("dev")
-    demo_file = ROOT / "examples" / "demo-urns.txt"
-    print(f"\nChecking {demo_file.relative_to(ROOT)} (urnkit check --file):", flush=True)
-    subprocess.run([str(BIN / "urnkit"), "check", "--file", str(demo_file)], cwd=ROOT, check=False)
-    print(f"\nURNs found in {demo_file.relative_to(ROOT)} (urnkit find):", flush=True)
-    _run(BIN / "urnkit", "find", demo_file)
-    print(f"\nTry it yourself: {BIN / 'urnkit'} --help", flush=True)
+    """Start the resolver on a fresh SQLite database holding the demo records."""
+    setup("server")
+    DEMO_DIR.mkdir(exist_ok=True)
+    database = DEMO_DIR / "urnkit-demo.db"
+    for stale in DEMO_DIR.glob("urnkit-demo.db*"):
+        stale.unlink()
+    url = ("--database-url", f"sqlite:///{database}")
+    _urnkit("db", "upgrade", *url)
+    for organisation, prefixes in DEMO_DELEGATIONS.items():
+        _urnkit("admin", "create-org", organisation, *url)
+        for prefix in prefixes:
+            _urnkit("admin", "delegate", organisation, prefix, *url)
+    admin = _urnkit("admin", "create-token", "Demo National Library", "--role", "admin", *url)
+    registrant = _urnkit("admin", "create-token", "Demo University", *url)
+    print(_urnkit("import", str(DEMO_RECORDS), *url).strip(), f"from {DEMO_RECORDS.name}")
+    port = os.environ.get("URNKIT_PORT", "8000")
+    base = f"http://127.0.0.1:{port}"
+    print(
+        f"""
+Demo resolver on SQLite ({database.relative_to(ROOT)}). Try, in a browser or with curl -i:
+  {base}/URN:NBN:fi-fe201003181510          302 to its best location
+  {base}/urn:nbn:fi-fe201003181510?=page=2  the q-component travels along (RFC 8141 §2.3.2)
+  {base}/urn:nbn:se:uu:diva-3475            200, its metadata: no copy online (RFC 8458 §4.5)
+  {base}/urn:nbn:hu-3006                    410 Gone, naming its successor
+  {base}/urn:nbn:fi-fe2010%zz               400, explaining where and why
+  {base}/docs                               the registration API
+Tokens (shown once): admin (Demo National Library) {admin.splitlines()[-1]}
+                     registrant (Demo University, fi:demo) {registrant.splitlines()[-1]}
+Stop with Ctrl-C.
+""",
+        flush=True,
+    )
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how the demo ends
+        _run(BIN / "urnkit", "serve", *url, "--port", port)
 
 
 def test() -> None:

@@ -1,0 +1,51 @@
+"""Fixtures for the resolver: fresh databases (SQLite, PostgreSQL) and real server processes.
+
+Each test that takes ``resolver`` runs once per database against a server started with
+``urnkit serve`` in its own process, set up through the ``urnkit admin`` commands, exactly as an
+operator would. PostgreSQL tests skip when no server answers at ``URNKIT_TEST_PG`` (default
+``postgresql+psycopg://postgres@127.0.0.1:5432/test``), and fail instead under
+``URNKIT_REQUIRE_PG=1`` (CI).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from resolver_support import DATABASES, Resolver, Server, fresh_database, set_up_resolver
+
+
+@pytest.fixture(params=DATABASES)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The URL of a new, empty database of each kind, dropped afterwards."""
+    with fresh_database(request.param, tmp_path) as url:
+        yield url
+
+
+@pytest.fixture(scope="session", params=DATABASES)
+def resolver(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Resolver]:
+    """A running resolver per database, shared by the session's contract tests: organisations
+    "Test Library" (prefix ``fi:test``) and "Other Library" (``fi:other``, random generator),
+    an admin token and a registrant token for each. Tests use URNs of their own."""
+    directory = tmp_path_factory.mktemp(f"resolver-{request.param}")
+    with fresh_database(request.param, directory) as url:
+        set_up = set_up_resolver(url)
+        with Server(url) as server:
+            yield Resolver(server.base_url, url, **set_up)
+
+
+@pytest.fixture
+def unique() -> str:
+    """A fresh NBN string part, so tests sharing a server never meet."""
+    return secrets.token_hex(6)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_proxy() -> None:
+    """Local servers are reached directly, whatever proxy the environment names."""
+    os.environ["NO_PROXY"] = "127.0.0.1,localhost"

@@ -1,0 +1,165 @@
+"""What the resolver tests share: fresh databases, ``urnkit`` runs, and server processes.
+
+Example::
+
+    with fresh_database("sqlite", tmp_path) as url, Server(url) as server:
+        httpx.get(server.base_url + "/urn:nbn:fi-x")
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from uuid import uuid4
+
+import httpx
+import pytest
+import sqlalchemy as sa
+
+DATABASES = ("sqlite", "postgresql")
+PG_URL = os.environ.get("URNKIT_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+STARTUP_SECONDS = 30
+
+
+def _pg_admin_engine() -> sa.Engine:
+    return sa.create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+
+
+def require_postgresql() -> None:
+    """Skip the test when PostgreSQL is unreachable, or fail under ``URNKIT_REQUIRE_PG=1``."""
+    try:
+        with _pg_admin_engine().connect() as connection:
+            connection.execute(sa.text("SELECT 1"))
+    except sa.exc.OperationalError as error:
+        reason = f"PostgreSQL at {PG_URL} is unreachable: {error.orig}"
+        if os.environ.get("URNKIT_REQUIRE_PG") == "1":
+            pytest.fail(reason + " (URNKIT_REQUIRE_PG=1)")
+        pytest.skip(reason)
+
+
+@contextmanager
+def fresh_database(kind: str, directory: Path) -> Iterator[str]:
+    """The URL of a new empty database: a file in ``directory``, or a PostgreSQL database
+    created for the test and dropped after it."""
+    if kind == "sqlite":
+        yield f"sqlite:///{directory / 'urnkit.db'}"
+        return
+    require_postgresql()
+    name = f"urnkit_test_{uuid4().hex[:12]}"
+    admin = _pg_admin_engine()
+    with admin.connect() as connection:
+        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield admin.url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def urnkit(*arguments: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run the ``urnkit`` command in a new process; its output, checked unless ``check=False``."""
+    done = subprocess.run(
+        [sys.executable, "-m", "urnkit", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if check and done.returncode != 0:
+        raise AssertionError(f"urnkit {' '.join(arguments)} failed:\n{done.stderr}")
+    return done
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class Server:
+    """``urnkit serve`` in a child process on a free port, stopped on leaving ``with``."""
+
+    def __init__(self, database_url: str, *extra: str) -> None:
+        self.database_url = database_url
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.extra = extra
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Server:
+        command = [sys.executable, "-m", "urnkit", "serve", "--database-url", self.database_url]
+        command += ["--port", str(self.port), *self.extra]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                _, err = self.process.communicate()
+                raise AssertionError(f"urnkit serve exited: {err.decode(errors='replace')}")
+            try:
+                httpx.get(self.base_url + "/api/v1/prefixes", timeout=1)
+                return self
+            except httpx.TransportError:
+                time.sleep(0.1)
+        self.__exit__(None, None, None)
+        raise AssertionError(f"urnkit serve did not answer within {STARTUP_SECONDS} s")
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@dataclass(frozen=True)
+class Resolver:
+    """A running resolver and the credentials its tests use."""
+
+    base_url: str
+    database_url: str
+    admin_token: str
+    registrant_token: str
+    other_token: str
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        """An HTTP client for the server; with ``token`` as its bearer token if given."""
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.base_url, headers=headers, timeout=30)
+
+
+def set_up_resolver(database_url: str) -> dict[str, str]:
+    """Organisations, prefixes and tokens made with ``urnkit admin``; the tokens by role."""
+    url = ("--database-url", database_url)
+    urnkit("db", "upgrade", *url)
+    urnkit("admin", "create-org", "Test Library", *url)
+    urnkit("admin", "create-org", "Other Library", *url)
+    urnkit("admin", "delegate", "Test Library", "fi:test", *url)
+    urnkit("admin", "delegate", "Other Library", "fi:other", "--generator", "random", *url)
+
+    def token(organisation: str, role: str) -> str:
+        output = urnkit("admin", "create-token", organisation, "--role", role, *url).stdout
+        return output.splitlines()[-1]
+
+    return {
+        "admin_token": token("Test Library", "admin"),
+        "registrant_token": token("Test Library", "registrant"),
+        "other_token": token("Other Library", "registrant"),
+    }
