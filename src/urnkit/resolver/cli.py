@@ -143,9 +143,14 @@ def _admin_delegate(args: argparse.Namespace) -> int:
 
 
 def _admin_create_token(args: argparse.Namespace) -> int:
-    token = _service(args, upgrade=True).create_token(args.organisation, args.role, args.label)
+    service = _service(args, upgrade=True)
+    token = service.create_token(args.organisation, args.role, args.label)
+    token_id = service.authenticate(token).token_id
     article = "an" if args.role == "admin" else "a"
-    print(f"{article} {args.role} token for {args.organisation}; it is shown only this once:")
+    print(
+        f"{article} {args.role} token for {args.organisation} (id {token_id}, for revoke-token); "
+        "it is shown only this once:"
+    )
     print(token)
     return EXIT_OK
 
@@ -181,7 +186,8 @@ def _json_cell(text: str, line: int, column: str, empty: Any) -> Any:
 
 def _csv_rows(stream: TextIO) -> Iterator[dict[str, Any]]:
     """Rows of a CSV file: ``urn``, then optional ``status``, ``locations`` (a JSON array) or
-    ``url`` (one location), ``metadata`` (a JSON object), ``successors`` (space-separated)."""
+    ``url`` (one location), ``metadata`` (a JSON object), ``successors`` (space-separated),
+    ``note``."""
     reader = csv.DictReader(stream)
     if reader.fieldnames is None or "urn" not in reader.fieldnames:
         raise ValueError("line 1: a CSV import needs a header row with a 'urn' column")
@@ -196,6 +202,7 @@ def _csv_rows(stream: TextIO) -> Iterator[dict[str, Any]]:
             "locations": locations,
             "metadata": _json_cell(row.get("metadata") or "", line, "metadata", {}),
             "successors": (row.get("successors") or "").split(),
+            "note": row.get("note") or None,
         }
 
 

@@ -212,6 +212,7 @@ def check_registrable(urn: URN) -> list[Finding]:
     >>> check_registrable(URN.parse("urn:nbn:fi-fe2010"))
     []
     """
+    prefix_of(urn)  # URN:NBNs only (RFC 8458)
     if urn.r_component is not None or urn.q_component is not None or urn.f_component is not None:
         raise UnacceptableError(
             "register the assigned name alone, without r-, q- or f-components (RFC 8141 §2)",
@@ -250,7 +251,7 @@ def with_q_component(url: str, q_component: str) -> str:
         return url
     base, hash_mark, fragment = url.partition("#")
     joiner = "&" if "?" in base else "?"
-    if base.endswith(("?", "&")):
+    if "?" in base and base.endswith(("?", "&")):  # an "&" ends the query only if there is one
         joiner = ""
     return f"{base}{joiner}{q_component}{hash_mark}{fragment}"
 
@@ -282,7 +283,7 @@ DNB_COUNTRIES = frozenset({"de", "at", "ch"})  # where DNB's check digit is the 
 
 def random_nbn_string() -> str:
     """Ten random base-32 characters and an ISO/IEC 7064 MOD 37,36 check character, which
-    catches every single wrong character and every swap of neighbours.
+    catches every single wrong character and most (not all) swaps of neighbours.
 
     >>> s = random_nbn_string()
     >>> len(s), set(s[:-1]) <= set(BASE32)

@@ -39,6 +39,7 @@ from urnkit.resolver.domain import (
     ConflictError,
     ForbiddenError,
     HistoryEntry,
+    InvalidURNError,
     Location,
     NotFoundError,
     Principal,
@@ -63,6 +64,7 @@ from urnkit.urn import URN
 MAX_BATCH = 10_000  # records in one POST /api/v1/urns:batch
 MAX_GENERATE = 1_000  # URNs reserved by one generation request
 LOCATION_SCHEMES = frozenset({"http", "https", "ftp"})
+MAX_LOCATIONS = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +118,8 @@ def history_json(entry: HistoryEntry) -> dict[str, Any]:
 
 
 def check_locations(found: Sequence[Location]) -> tuple[Location, ...]:
-    """Locations fit to store: absolute http(s) or ftp URLs without spaces, priorities >= 0.
+    """Locations fit to store, best first: absolute http(s) or ftp URLs without spaces,
+    priorities >= 0 (the lowest number is the best), at most ``MAX_LOCATIONS``.
 
     >>> check_locations([Location("ftp:/x")])
     Traceback (most recent call last):
@@ -141,7 +144,9 @@ def check_locations(found: Sequence[Location]) -> tuple[Location, ...]:
             )
         if location.priority < 0:
             raise UnacceptableError(f"location {number}: the priority must be 0 or more")
-    return tuple(found)
+    if len(found) > MAX_LOCATIONS:
+        raise UnacceptableError(f"a record has at most {MAX_LOCATIONS} locations")
+    return tuple(sorted(found, key=lambda location: location.priority))  # stable: ties keep order
 
 
 def _actor(principal: Principal) -> str:
@@ -228,17 +233,24 @@ class Service:
 
     def _authorize(self, tx: Transaction, principal: Principal, prefix: str) -> None:
         """A registrant writes only under prefixes delegated to its organisation (RFC 8458
-        §4.3); an admin writes anywhere."""
+        §4.3), and not under a longer prefix delegated on to another; an admin writes anywhere."""
         if principal.role == "admin":
             return
-        delegated = [p for p, _, _ in tx.prefixes(principal.organisation)]
-        if not any(covers(d, prefix) for d in delegated):
-            raise ForbiddenError(
-                f"the prefix {prefix!r} is not delegated to {principal.organisation!r} "
-                f"(its prefixes: {', '.join(delegated) or 'none'})",
-                prefix=prefix,
-                delegated=delegated,
-            )
+        holders = sorted((p, name) for p, name, _ in tx.prefixes() if covers(p, prefix))
+        own = [p for p, name in holders if name == principal.organisation]
+        if own and holders[-1][1] == principal.organisation:  # the longest covering prefix
+            return
+        mine = [p for p, _, _ in tx.prefixes(principal.organisation)]
+        if own:
+            holder, name = holders[-1]
+            reason = f"{holder!r}, which covers it, is delegated to {name!r}"
+        else:
+            reason = f"its prefixes: {', '.join(mine) or 'none'}"
+        raise ForbiddenError(
+            f"the prefix {prefix!r} is not delegated to {principal.organisation!r} ({reason})",
+            prefix=prefix,
+            delegated=mine,
+        )
 
     @staticmethod
     def require_admin(principal: Principal) -> None:
@@ -338,7 +350,7 @@ class Service:
     ) -> Record:
         """Deactivate a record (there is no delete: RFC 8458 §4.1), naming its successors."""
         urn = parse_urn(text)
-        successor_urns = [str(parse_urn(s)) for s in successors]
+        successor_urns = [parse_urn(s).assigned_name for s in successors]
         key = urn.equivalence_key()
         if any(parse_urn(s).equivalence_key() == key for s in successor_urns):
             raise UnacceptableError("a URN cannot be its own successor")
@@ -427,7 +439,12 @@ class Service:
                 for number, (text, found, metadata) in enumerate(items):
                     try:
                         record, created = self._put(tx, principal, text, found, metadata)
-                    except (UnacceptableError, ForbiddenError, ConflictError) as error:
+                    except (
+                        InvalidURNError,
+                        UnacceptableError,
+                        ForbiddenError,
+                        ConflictError,
+                    ) as error:
                         error.extensions["index"] = number
                         error.detail = f"record {number} ({text}): {error.detail}"
                         raise
@@ -523,10 +540,10 @@ class Service:
         batch_size: int = 5_000,
         progress: Callable[[int, int], None] | None = None,
     ) -> tuple[int, int]:
-        """Import records (``urn``, ``locations``, ``metadata``, optional ``status`` and
-        ``successors``) in transactional batches; records already present are skipped, so a
-        rerun after a crash completes the import without duplicates. Each record belongs to
-        ``owner``, or else to the organisation its prefix is delegated to. Returns
+        """Import records (``urn``, ``locations``, ``metadata``, optional ``status``,
+        ``successors`` and ``note``) in transactional batches; records already present are
+        skipped, so a rerun after a crash completes the import without duplicates. Each record
+        belongs to ``owner``, or else to the organisation its prefix is delegated to. Returns
         (imported, skipped).
 
         >>> service = Service(Store("sqlite://"))
@@ -625,4 +642,5 @@ def _imported_record(
         locations=found,
         metadata=dict(row.get("metadata") or {}),
         successors=tuple(row.get("successors") or ()),
+        note=row.get("note") or None,
     )

@@ -410,6 +410,9 @@ class Transaction:
             self._insert(records)
             .on_conflict_do_nothing()
             .returning(records.c.id, records.c.equivalence_key)
+            # INSERT … VALUES of 100 rows, not SQLAlchemy's 1,000: PostgreSQL plans the smaller
+            # statements faster per row (benchmarks/resolve_bench.py); SQLite does not mind.
+            .execution_options(insertmanyvalues_page_size=100)
         )
         rows = self.connection.execute(
             statement,
@@ -572,27 +575,31 @@ class Store:
             with connection.begin():
                 yield Transaction(connection)
 
+    # The hot path's query, built once: building a statement and its cache key on every
+    # resolution cost more than running it (benchmarks/resolve_bench.py).
+    _resolution_query = sa.select(
+        records.c.urn,
+        records.c.status,
+        records.c.metadata,
+        records.c.successors,
+        sa.select(locations.c.url)
+        .where(locations.c.record_id == records.c.id)
+        .order_by(locations.c.priority, locations.c.id)
+        .limit(1)
+        .scalar_subquery()
+        .label("url"),
+    ).where(records.c.equivalence_key == sa.bindparam("key"))
+
     def resolution_row(self, key: str) -> Any:
         """The hot path: one indexed query for a record's status, metadata, successors and its
         best location (lowest priority number, then the first added), or None."""
         with self.engine.connect() as connection:
             connection = connection.execution_options(urnkit_read_only=True)
-            best = (
-                sa.select(locations.c.url)
-                .where(locations.c.record_id == records.c.id)
-                .order_by(locations.c.priority, locations.c.id)
-                .limit(1)
-                .scalar_subquery()
-            )
-            return connection.execute(
-                sa.select(
-                    records.c.urn,
-                    records.c.status,
-                    records.c.metadata,
-                    records.c.successors,
-                    best.label("url"),
-                ).where(records.c.equivalence_key == key)
-            ).first()
+            if connection.dialect.name == "postgresql":
+                # One statement needs no transaction: autocommit saves the BEGIN and ROLLBACK
+                # round trips. (On SQLite a read BEGIN costs less than switching modes.)
+                connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+            return connection.execute(self._resolution_query, {"key": key}).first()
 
     # --- schema ----------------------------------------------------------------------------------
 

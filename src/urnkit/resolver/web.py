@@ -13,6 +13,7 @@ Run it with ``urnkit serve``; servers import :func:`app_from_environment` as a f
 """
 
 from collections.abc import Callable
+from http import HTTPStatus
 from importlib.metadata import version
 from pathlib import Path as FilePath
 from typing import Annotated, Any, Literal
@@ -23,10 +24,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from jinja2 import Environment, FileSystemLoader, select_autoescape
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.exceptions import HTTPException
 
-from urnkit.resolver.domain import Location, Principal, ResolverError
+from urnkit.resolver.domain import Location, Principal, ResolverError, UnacceptableError
 from urnkit.resolver.service import (
     MAX_BATCH,
     MAX_GENERATE,
@@ -196,6 +197,7 @@ class TokenOut(BaseModel):
     """A new token: shown once, stored only hashed."""
 
     token: str
+    token_id: int = Field(description="What POST /api/v1/tokens/{token_id}/revoke takes")
     organisation: str
     role: str
 
@@ -248,8 +250,21 @@ def _raw_urn(request: Request, prefix: str, suffix: str = "") -> str:
     return text
 
 
-def _urn_path(suffix: str = "") -> Callable[[Request], str]:
-    def dependency(request: Request) -> str:
+def _urn_path(suffix: str = "") -> Callable[..., str]:
+    # ``urn`` is declared (not used: the raw path is) so that /openapi.json defines the path
+    # parameter its path template names; without it the published schema is invalid.
+    def dependency(
+        request: Request,
+        urn: Annotated[str, Path(description="The URN, e.g. urn:nbn:fi:demo-1")],
+    ) -> str:
+        query = request.url.query
+        if query[:1] in ("=", "+"):
+            raise UnacceptableError(
+                f"?{query} would be a component of the URN; records hold assigned names alone "
+                "(RFC 8141 §2.3): resolve with GET /{urn}?=… instead",
+                rule="assigned-name",
+                section="RFC 8141 §2.3",
+            )
         return _raw_urn(request, "/api/v1/urns/", suffix)
 
     return dependency
@@ -296,7 +311,8 @@ def create_app(service: Service) -> FastAPI:
 
     @app.exception_handler(HTTPException)
     def _http(request: Request, error: HTTPException) -> Response:
-        response = _problem(request, error.status_code, str(error.detail), str(error.detail))
+        title = HTTPStatus(error.status_code).phrase
+        response = _problem(request, error.status_code, title, str(error.detail))
         response.headers.update(error.headers or {})
         return response
 
@@ -362,10 +378,34 @@ def create_app(service: Service) -> FastAPI:
         response.status_code = 201 if created else 200
         return record_json(record)
 
+    @app.delete("/api/v1/urns/{urn:path}", include_in_schema=False)
+    def delete_record(request: Request) -> Response:
+        """There is no delete: a URN is never deleted or reused (RFC 8458 §4.1)."""
+        response = _problem(
+            request,
+            405,
+            "Method Not Allowed",
+            "a URN is never deleted or reused (RFC 8458 §4.1): "
+            "POST /api/v1/urns/{urn}/deactivate instead",
+        )
+        response.headers["Allow"] = "GET, PUT, PATCH"
+        return response
+
+    def merge_patch_body(request: Request) -> None:
+        """415 unless the body is JSON (RFC 7396's application/merge-patch+json, or plain JSON)."""
+        media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media_type not in ("application/merge-patch+json", "application/json"):
+            raise HTTPException(
+                415,
+                "a PATCH body is a JSON merge patch: Content-Type application/merge-patch+json "
+                "(RFC 7396)",
+            )
+
     @app.patch(
         "/api/v1/urns/{urn:path}",
         response_model=RecordOut,
-        responses=_problem_responses(400, 404, 409) | authenticated,
+        responses=_problem_responses(400, 404, 409, 415) | authenticated,
+        dependencies=[Depends(merge_patch_body)],
         tags=["records"],
     )
     def patch_record(
@@ -373,16 +413,23 @@ def create_app(service: Service) -> FastAPI:
         patch: Annotated[dict[str, Any], Body(media_type="application/merge-patch+json")],
         who: Annotated[Principal, Depends(principal)],
     ) -> dict[str, Any]:
-        """Change a record's ``metadata`` or ``locations`` with a JSON merge patch (RFC 7396)."""
+        """Change a record's ``metadata`` or ``locations`` with a JSON merge patch (RFC 7396);
+        ``"locations": null`` removes every location."""
+        if patch.get("locations", ()) is None:  # RFC 7396 §1: null removes the member
+            patch = patch | {"locations": []}
         if "locations" in patch:
             if not isinstance(patch["locations"], list):
                 raise RequestValidationError([_type_error("locations", "a list")])
-            patch = patch | {
-                "locations": [
-                    Location(**LocationModel.model_validate(loc).model_dump())
-                    for loc in patch["locations"]
-                ]
-            }
+            found = []
+            for number, loc in enumerate(patch["locations"]):
+                try:
+                    found.append(Location(**LocationModel.model_validate(loc).model_dump()))
+                except ValidationError as error:  # a 422 like PUT's, not a 500
+                    where = ("body", "locations", number)
+                    raise RequestValidationError(
+                        [{**e, "loc": (*where, *e["loc"])} for e in error.errors()]
+                    ) from None
+            patch = patch | {"locations": found}
         return record_json(service.patch(who, urn, patch))
 
     @app.get(
@@ -455,7 +502,7 @@ def create_app(service: Service) -> FastAPI:
         "/api/v1/prefixes",
         response_model=PrefixOut,
         status_code=201,
-        responses=_problem_responses(404, 409) | authenticated,
+        responses=_problem_responses(400, 404, 409) | authenticated,
         tags=["administration"],
     )
     def delegate(body: DelegateIn, _: Annotated[Principal, Depends(admin)]) -> dict[str, str]:
@@ -477,7 +524,7 @@ def create_app(service: Service) -> FastAPI:
         "/api/v1/organisations",
         response_model=OrganisationOut,
         status_code=201,
-        responses=_problem_responses(409) | authenticated,
+        responses=_problem_responses(400, 409) | authenticated,
         tags=["administration"],
     )
     def create_organisation(
@@ -490,15 +537,16 @@ def create_app(service: Service) -> FastAPI:
         "/api/v1/organisations/{name}/tokens",
         response_model=TokenOut,
         status_code=201,
-        responses=_problem_responses(404) | authenticated,
+        responses=_problem_responses(400, 404) | authenticated,
         tags=["administration"],
     )
     def create_token(
         name: str, body: TokenIn, _: Annotated[Principal, Depends(admin)]
-    ) -> dict[str, str]:
+    ) -> dict[str, str | int]:
         """A new token for an organisation (admin); shown once."""
         token = service.create_token(name, body.role, body.label)
-        return {"token": token, "organisation": name, "role": body.role}
+        token_id = service.authenticate(token).token_id
+        return {"token": token, "token_id": token_id, "organisation": name, "role": body.role}
 
     @app.post(
         "/api/v1/tokens/{token_id}/revoke",

@@ -104,6 +104,11 @@ def upgrade() -> None:
                 f"CREATE TRIGGER {table}_guard BEFORE {' OR '.join(events)} ON {table} "
                 f"FOR EACH ROW EXECUTE FUNCTION urnkit_refuse('{message}')"
             )
+            # TRUNCATE skips row triggers: a statement trigger refuses it too.
+            op.execute(
+                f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
+                f"FOR EACH STATEMENT EXECUTE FUNCTION urnkit_refuse('{message}')"
+            )
     else:
         for table, events, message in _GUARDS:
             for event in events:
