@@ -44,6 +44,7 @@ from urnkit.resolver.domain import (
     NotFoundError,
     Principal,
     Record,
+    ResolverError,
     Status,
     UnacceptableError,
     UnauthenticatedError,
@@ -147,6 +148,13 @@ def check_locations(found: Sequence[Location]) -> tuple[Location, ...]:
     if len(found) > MAX_LOCATIONS:
         raise UnacceptableError(f"a record has at most {MAX_LOCATIONS} locations")
     return tuple(sorted(found, key=lambda location: location.priority))  # stable: ties keep order
+
+
+def _at(error: ResolverError, number: int, text: str) -> ResolverError:
+    """``error``, saying it concerns record ``number`` of a batch."""
+    error.extensions["index"] = number
+    error.detail = f"record {number} ({text}): {error.detail}"
+    return error
 
 
 def _actor(principal: Principal) -> str:
@@ -435,22 +443,7 @@ class Service:
                 return stored
         try:
             with self.store.transaction() as tx:
-                results = []
-                for number, (text, found, metadata) in enumerate(items):
-                    try:
-                        record, created = self._put(tx, principal, text, found, metadata)
-                    except (
-                        InvalidURNError,
-                        UnacceptableError,
-                        ForbiddenError,
-                        ConflictError,
-                    ) as error:
-                        error.extensions["index"] = number
-                        error.detail = f"record {number} ({text}): {error.detail}"
-                        raise
-                    results.append(
-                        {"urn": record.urn, "result": "created" if created else "replaced"}
-                    )
+                results = self._batch(tx, principal, items)
                 body: dict[str, Any] = {"count": len(results), "results": results}
                 if idempotency_key is not None:
                     owner_id = tx.organisation_id(principal.organisation)
@@ -465,6 +458,61 @@ class Service:
             if stored is None:
                 raise
             return stored
+
+    def _batch(
+        self,
+        tx: Transaction,
+        principal: Principal,
+        items: Sequence[tuple[str, Sequence[Location], Mapping[str, Any]]],
+    ) -> list[dict[str, str]]:
+        """Write a batch in ``tx``: records new to the database in one bulk insert, the rest
+        (present, or repeated in the batch) one by one as :meth:`put` does. Results in order."""
+        fresh: dict[str, tuple[int, Record]] = {}
+        authorized: set[str] = set()
+        moment = now()
+        for number, (text, found, metadata) in enumerate(items):
+            try:
+                urn = parse_urn(text)
+                prefix = prefix_of(urn)
+                if prefix not in authorized:
+                    self._authorize(tx, principal, prefix)
+                    authorized.add(prefix)
+                check_registrable(urn)
+                record = Record(
+                    str(urn),
+                    urn.equivalence_key(),
+                    prefix,
+                    "active",
+                    principal.organisation,
+                    moment,
+                    moment,
+                    locations=check_locations(found),
+                    metadata=dict(metadata),
+                )
+            except (InvalidURNError, UnacceptableError, ForbiddenError) as error:
+                raise _at(error, number, text) from None
+            fresh.setdefault(record.key, (number, record))
+        present = tx.present_keys(list(fresh))
+        new = [entry for key, entry in fresh.items() if key not in present]
+        owner_id = tx.organisation_id(principal.organisation)
+        assert owner_id is not None
+        ids = tx.insert_records([r for _, r in new], {principal.organisation: owner_id})
+        inserted = {number: record for number, record in new if record.key in ids}
+        actor = _actor(principal)
+        tx.append_history(
+            [(ids[r.key], "created", actor, record_json(r)) for r in inserted.values()]
+        )
+        results = []
+        for number, (text, found, metadata) in enumerate(items):
+            if number in inserted:
+                results.append({"urn": inserted[number].urn, "result": "created"})
+                continue
+            try:  # present, repeated in this batch, or inserted meanwhile by another process
+                record, made = self._put(tx, principal, text, found, metadata)
+            except ConflictError as error:
+                raise _at(error, number, text) from None
+            results.append({"urn": record.urn, "result": "created" if made else "replaced"})
+        return results
 
     def _stored_response(
         self, principal: Principal, idempotency_key: str, request_hash: str

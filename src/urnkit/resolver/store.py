@@ -399,6 +399,15 @@ class Transaction:
             self._insert_locations(record_id, record.locations, owner_id)
         return record_id
 
+    def present_keys(self, keys: Sequence[str]) -> set[str]:
+        """Which of ``keys`` are registered (queried in chunks the drivers accept)."""
+        found: set[str] = set()
+        for start in range(0, len(keys), 1_000):
+            chunk = keys[start : start + 1_000]
+            query = sa.select(records.c.equivalence_key).where(records.c.equivalence_key.in_(chunk))
+            found.update(self.connection.scalars(query))
+        return found
+
     def insert_records(
         self, batch: Sequence[Record], owner_ids: Mapping[str, int]
     ) -> dict[str, int]:
