@@ -31,6 +31,7 @@ from urnkit.resolver import service as service_module
 from urnkit.resolver.domain import (
     ConflictError,
     ForbiddenError,
+    InvalidURNError,
     Location,
     NotFoundError,
     Principal,
@@ -673,3 +674,43 @@ def test_export_by_prefix_and_page(service: Service, who: Principals) -> None:
     everything = [r.urn for r in service.export_records(page=3)]
     assert everything == [row["urn"] for row in rows]
     assert len(set(everything)) == len(everything)
+
+
+def test_read_ahead_keeps_order_and_raises_where_the_producer_failed() -> None:
+    def items() -> Iterator[int]:
+        yield from range(3)
+        raise ValueError("row 4 is bad")
+
+    seen: list[int] = []
+    with pytest.raises(ValueError, match="row 4 is bad"):
+        seen.extend(service_module._read_ahead(items(), depth=1))
+    assert seen == [0, 1, 2]
+
+
+def test_read_ahead_stops_its_thread_when_the_consumer_leaves() -> None:
+    produced: list[int] = []
+
+    def endless() -> Iterator[int]:
+        number = 0
+        while True:
+            produced.append(number)
+            yield number
+            number += 1
+
+    reader = service_module._read_ahead(endless(), depth=2)
+    assert [next(reader) for _ in range(3)] == [0, 1, 2]
+    reader.close()  # joins the producer; a thread left blocked would hang here
+    assert len(produced) <= 3 + 2 + 1
+    assert not any(t.name == "urnkit-read-ahead" for t in threading.enumerate())
+
+
+def test_an_import_stopped_by_a_bad_row_keeps_the_batches_before_it(
+    service: Service, who: Principals
+) -> None:
+    rows: list[dict[str, Any]] = [{"urn": f"urn:nbn:fi:demo-{n}"} for n in range(10)]
+    rows.append({"urn": "urn:nbn:fi:demo-%zz"})
+    with pytest.raises(InvalidURNError, match="'urn:nbn:fi:demo-%zz' is not a URN"):
+        service.import_records([*rows, {"urn": "urn:nbn:fi:demo-late"}], batch_size=5)
+    assert service.import_records(rows[:10]) == (0, 10)  # both whole batches were committed
+    with pytest.raises(NotFoundError):
+        service.get("urn:nbn:fi:demo-late")

@@ -43,6 +43,9 @@ class ResolverError(Exception):
         self.detail = detail
         self.extensions = extensions
 
+    def __str__(self) -> str:
+        return self.detail  # which a caller may have made more precise since
+
 
 class InvalidURNError(ResolverError):
     """The text is not a URN (RFC 8141 §2); carries the position, rule and section."""

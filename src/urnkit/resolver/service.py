@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import queue
 import secrets
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 import sqlalchemy as sa
@@ -64,6 +66,7 @@ from urnkit.urn import URN
 
 MAX_BATCH = 10_000  # records in one POST /api/v1/urns:batch
 MAX_GENERATE = 1_000  # URNs reserved by one generation request
+T = TypeVar("T")
 LOCATION_SCHEMES = frozenset({"http", "https", "ftp"})
 MAX_LOCATIONS = 100
 
@@ -609,23 +612,23 @@ class Service:
             delegated = [(prefix, name) for prefix, name, _ in tx.prefixes()]
         if owner is not None and owner not in owner_ids:
             raise NotFoundError(f"no organisation is called {owner!r}")
+
+        def prepared() -> Iterator[tuple[int, list[Record], list[dict[str, Any]]]]:
+            for batch in _batches(rows, batch_size):
+                records: dict[str, Record] = {}
+                for row in batch:
+                    record = _imported_record(row, owner, delegated)
+                    records.setdefault(record.key, record)
+                fresh = list(records.values())
+                yield len(batch), fresh, [record_json(r) for r in fresh]
+
         imported = skipped = 0
-        for batch in _batches(rows, batch_size):
-            records: dict[str, Record] = {}
-            for row in batch:
-                record = _imported_record(row, owner, delegated)
-                records.setdefault(record.key, record)
+        # The next batch is read and checked while the database stores this one.
+        for size, fresh, documents in _read_ahead(prepared()):
             with self.store.transaction() as tx:
-                ids = tx.insert_records(list(records.values()), owner_ids)
-                tx.append_history(
-                    [
-                        (ids[key], "imported", record.owner, record_json(record))
-                        for key, record in records.items()
-                        if key in ids
-                    ]
-                )
-            imported += len(ids)
-            skipped += len(batch) - len(ids)
+                inserted = tx.import_batch(fresh, owner_ids, documents)
+            imported += inserted
+            skipped += size - inserted
             if progress is not None:
                 progress(imported, skipped)
         return imported, skipped
@@ -636,6 +639,50 @@ class Service:
         while cursor is not None:
             found, cursor = self.records(prefix, cursor, page)
             yield from found
+
+
+def _read_ahead(items: Iterator[T], depth: int = 2) -> Iterator[T]:
+    """``items``, produced by a thread up to ``depth`` ahead of the consumer; an exception
+    the producer meets is raised in the consumer, at its place in the sequence.
+
+    >>> list(_read_ahead(iter(range(5))))
+    [0, 1, 2, 3, 4]
+    """
+    ahead: queue.Queue[tuple[bool, Any]] = queue.Queue(depth)
+    stop = threading.Event()
+
+    def hand_over(entry: tuple[bool, Any]) -> bool:
+        """Queue ``entry`` unless the consumer has stopped; whether it was queued."""
+        while not stop.is_set():
+            try:
+                ahead.put(entry, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if not hand_over((True, item)):
+                    return
+            hand_over((False, None))
+        except BaseException as error:  # handed to the consumer, raised there
+            hand_over((False, error))
+
+    producer = threading.Thread(target=produce, name="urnkit-read-ahead", daemon=True)
+    producer.start()
+    try:
+        while True:
+            more, item = ahead.get()
+            if not more:
+                if item is not None:
+                    raise item
+                return
+            yield item
+    finally:
+        stop.set()
+        producer.join()
 
 
 def _batches(rows: Iterable[Mapping[str, Any]], size: int) -> Iterator[list[Mapping[str, Any]]]:
@@ -655,7 +702,11 @@ def _imported_record(
     """A record from an import row, owned by ``owner`` or by the holder of the longest
     delegated prefix covering it; :class:`UnacceptableError` naming the URN when it is unfit."""
     text = str(row.get("urn", ""))
-    urn = parse_urn(text)
+    try:
+        urn = parse_urn(text)
+    except InvalidURNError as error:
+        error.detail = f"{text!r} is not a URN: {error.extensions['explanation']}"
+        raise
     status: Status = row.get("status") or "active"
     if status not in ("reserved", "active", "deactivated"):
         raise UnacceptableError(f"{text}: unknown status {status!r}")

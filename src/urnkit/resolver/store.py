@@ -20,6 +20,7 @@ writers wait (``busy_timeout``) instead of failing halfway.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -132,6 +133,58 @@ def token_hash(token: str) -> str:
     64
     """
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+# PostgreSQL imports (Transaction.import_batch): rows are COPied into a session's temporary
+# table, then one statement inserts the free ones into records and their locations (taken from
+# the history document, which holds them in order) and history.
+_IMPORT_COLUMNS = (
+    "seq",
+    "equivalence_key",
+    "urn",
+    "prefix",
+    "status",
+    "metadata",
+    "successors",
+    "note",
+    "owner_id",
+    "actor",
+    "created",
+    "updated",
+    "document",
+)
+_IMPORT_STAGE = """
+CREATE TEMPORARY TABLE IF NOT EXISTS urnkit_import (
+    seq integer, equivalence_key text, urn text, prefix text, status text, metadata jsonb,
+    successors jsonb, note text, owner_id integer, actor text, created timestamptz,
+    updated timestamptz, document jsonb
+)"""
+_IMPORT = sa.text("""
+WITH inserted AS (
+    INSERT INTO records (equivalence_key, urn, prefix, status, metadata, successors, note,
+                         owner_id, created, updated)
+    SELECT equivalence_key, urn, prefix, status, metadata, successors, note, owner_id, created,
+           updated
+    FROM urnkit_import ORDER BY seq
+    ON CONFLICT (equivalence_key) DO NOTHING
+    RETURNING id, equivalence_key
+), staged AS (
+    SELECT i.id, s.seq, s.owner_id, s.actor, s.document
+    FROM inserted i JOIN urnkit_import s USING (equivalence_key)
+), placed AS (
+    INSERT INTO locations (record_id, url, priority, label, media_type, owner_id)
+    SELECT staged.id, e.loc ->> 'url', (e.loc ->> 'priority')::integer, e.loc ->> 'label',
+           e.loc ->> 'media_type', staged.owner_id
+    FROM staged
+    CROSS JOIN LATERAL jsonb_array_elements(staged.document -> 'locations')
+        WITH ORDINALITY AS e(loc, n)
+    ORDER BY staged.seq, e.n
+), logged AS (
+    INSERT INTO history (record_id, at, action, actor, record)
+    SELECT id, :at, 'imported', actor, document FROM staged ORDER BY seq
+)
+SELECT count(*) FROM inserted
+""")
 
 
 def create_engine(url: str) -> Engine:
@@ -458,6 +511,53 @@ class Transaction:
         if location_rows:
             self.connection.execute(locations.insert(), location_rows)
         return ids
+
+    def import_batch(
+        self,
+        batch: Sequence[Record],
+        owner_ids: Mapping[str, int],
+        documents: Sequence[dict[str, Any]],
+    ) -> int:
+        """Insert the records whose keys are free, with their locations and an "imported"
+        history entry each (``documents``, in the order of ``batch``, acted by the owner); how
+        many were inserted. PostgreSQL gets them by COPY into a staging table and one statement
+        that inserts into all three tables; other databases through :meth:`insert_records`."""
+        if self.connection.dialect.name != "postgresql":
+            ids = self.insert_records(batch, owner_ids)
+            self.append_history(
+                [
+                    (ids[r.key], "imported", r.owner, doc)
+                    for r, doc in zip(batch, documents, strict=True)
+                    if r.key in ids
+                ]
+            )
+            return len(ids)
+        self.connection.exec_driver_sql(_IMPORT_STAGE)
+        # Compiling the statement (JIT) took twice as long as running it on 5,000 rows.
+        self.connection.exec_driver_sql("SET LOCAL jit = off")
+        cursor = self.connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        with cursor.copy(f"COPY urnkit_import ({', '.join(_IMPORT_COLUMNS)}) FROM STDIN") as copy:
+            for seq, (r, doc) in enumerate(zip(batch, documents, strict=True)):
+                copy.write_row(
+                    (
+                        seq,
+                        r.key,
+                        r.urn,
+                        r.prefix,
+                        r.status,
+                        json.dumps(dict(r.metadata)),
+                        json.dumps(list(r.successors)),
+                        r.note,
+                        owner_ids[r.owner],
+                        r.owner,
+                        r.created,
+                        r.updated,
+                        json.dumps(doc),
+                    )
+                )
+        inserted: int = self.connection.execute(_IMPORT, {"at": now()}).scalar_one()
+        self.connection.exec_driver_sql("TRUNCATE urnkit_import")
+        return inserted
 
     def update_record(self, record_id: int, record: Record) -> None:
         """Replace a record's status, metadata, successors, note and locations."""

@@ -213,11 +213,22 @@ class Problem(BaseModel):
 
 
 def _problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI descriptions of the problem responses a route may give."""
+    """OpenAPI descriptions of the problem responses a route may give: the Problem schema under
+    the media type sent, ``application/problem+json`` (a ``model`` would put it under
+    ``application/json``, which these responses never are), or a page for browsers."""
     return {
-        status: {"model": Problem, "content": {PROBLEM: {}}, "description": "A problem (RFC 9457)"}
+        status: {
+            "content": {
+                PROBLEM: {"schema": _PROBLEM_SCHEMA},
+                "text/html": {"schema": {"type": "string"}},
+            },
+            "description": "A problem (RFC 9457)",
+        }
         for status in statuses
     }
+
+
+_PROBLEM_SCHEMA = Problem.model_json_schema()
 
 
 # --- plumbing ----------------------------------------------------------------------------------
@@ -575,16 +586,17 @@ def create_app(service: Service) -> FastAPI:
         """The cheapest redirect this server can give: the ceiling for resolution benchmarks."""
         return RedirectResponse("https://example.org/", status_code=302)
 
-    @app.api_route(
+    resolution_responses: dict[int | str, dict[str, Any]] = {
+        **_problem_responses(400, 404),
+        200: {"description": "A page of the record's metadata (RFC 8458 §4.5)"},
+        302: {"description": "Found: the highest-priority location"},
+        410: {"description": "Gone: deactivated; the Link headers name its successors"},
+    }
+
+    @app.get(
         "/{urn:path}",
-        methods=["GET", "HEAD"],
         response_class=Response,
-        responses={
-            **_problem_responses(400, 404),
-            200: {"description": "A page of the record's metadata (RFC 8458 §4.5)"},
-            302: {"description": "Found: the highest-priority location"},
-            410: {"description": "Gone: deactivated; the Link headers name its successors"},
-        },
+        responses=resolution_responses,
         tags=["resolution"],
     )
     def resolve(urn: str, request: Request) -> Response:
@@ -622,6 +634,16 @@ def create_app(service: Service) -> FastAPI:
             return JSONResponse(body)
         return HTMLResponse(_templates.get_template("record.html").render(record=body))
 
+    # HEAD as a route of its own: one route for GET and HEAD gives both methods one operationId
+    # in /openapi.json, where operationIds must be unique.
+    app.add_api_route(
+        "/{urn:path}",
+        resolve,
+        methods=["HEAD"],
+        response_class=Response,
+        responses=resolution_responses,
+        tags=["resolution"],
+    )
     return app
 
 
