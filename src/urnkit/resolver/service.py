@@ -28,7 +28,7 @@ import json
 import queue
 import secrets
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
@@ -641,7 +641,7 @@ class Service:
             yield from found
 
 
-def _read_ahead(items: Iterator[T], depth: int = 2) -> Iterator[T]:
+def _read_ahead(items: Iterator[T], depth: int = 2) -> Generator[T, None, None]:
     """``items``, produced by a thread up to ``depth`` ahead of the consumer; an exception
     the producer meets is raised in the consumer, at its place in the sequence.
 
