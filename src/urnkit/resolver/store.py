@@ -135,18 +135,13 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-# PostgreSQL imports (Transaction.import_batch): rows are COPied into a session's temporary
-# table, then one statement inserts the free ones into records and their locations (taken from
-# the history document, which holds them in order) and history.
+# PostgreSQL imports (Transaction.import_batch): each record's document (its history entry,
+# which holds the record whole) is COPied into a session's temporary table with its key, then
+# one statement inserts the free ones into records, locations (in order) and history.
 _IMPORT_COLUMNS = (
     "seq",
     "equivalence_key",
-    "urn",
     "prefix",
-    "status",
-    "metadata",
-    "successors",
-    "note",
     "owner_id",
     "actor",
     "created",
@@ -155,16 +150,16 @@ _IMPORT_COLUMNS = (
 )
 _IMPORT_STAGE = """
 CREATE TEMPORARY TABLE IF NOT EXISTS urnkit_import (
-    seq integer, equivalence_key text, urn text, prefix text, status text, metadata jsonb,
-    successors jsonb, note text, owner_id integer, actor text, created timestamptz,
-    updated timestamptz, document jsonb
+    seq integer, equivalence_key text, prefix text, owner_id integer, actor text,
+    created timestamptz, updated timestamptz, document jsonb
 )"""
 _IMPORT = sa.text("""
 WITH inserted AS (
     INSERT INTO records (equivalence_key, urn, prefix, status, metadata, successors, note,
                          owner_id, created, updated)
-    SELECT equivalence_key, urn, prefix, status, metadata, successors, note, owner_id, created,
-           updated
+    SELECT equivalence_key, document ->> 'urn', prefix, document ->> 'status',
+           document -> 'metadata', document -> 'successors', document ->> 'note', owner_id,
+           created, updated
     FROM urnkit_import ORDER BY seq
     ON CONFLICT (equivalence_key) DO NOTHING
     RETURNING id, equivalence_key
@@ -519,9 +514,10 @@ class Transaction:
         documents: Sequence[dict[str, Any]],
     ) -> int:
         """Insert the records whose keys are free, with their locations and an "imported"
-        history entry each (``documents``, in the order of ``batch``, acted by the owner); how
-        many were inserted. PostgreSQL gets them by COPY into a staging table and one statement
-        that inserts into all three tables; other databases through :meth:`insert_records`."""
+        history entry each (``documents``: each record as the API shows it, in the order of
+        ``batch``, acted by the owner); how many were inserted. PostgreSQL gets them by COPY
+        into a staging table and one statement that inserts into all three tables; other
+        databases through :meth:`insert_records`."""
         if self.connection.dialect.name != "postgresql":
             ids = self.insert_records(batch, owner_ids)
             self.append_history(
@@ -542,12 +538,7 @@ class Transaction:
                     (
                         seq,
                         r.key,
-                        r.urn,
                         r.prefix,
-                        r.status,
-                        json.dumps(dict(r.metadata)),
-                        json.dumps(list(r.successors)),
-                        r.note,
                         owner_ids[r.owner],
                         r.owner,
                         r.created,
