@@ -12,6 +12,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -96,16 +97,23 @@ class Server:
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.extra = extra
         self.process: subprocess.Popen[bytes] | None = None
+        # The server's stdout and stderr go to a file: a pipe that nobody reads fills up (64 KiB
+        # of logged tracebacks) and then blocks the server in mid-request.
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in __exit__
+
+    def output(self) -> str:
+        """What the server has written to stdout and stderr so far (tracebacks, warnings)."""
+        descriptor = self.log.fileno()
+        return os.pread(descriptor, os.fstat(descriptor).st_size, 0).decode(errors="replace")
 
     def __enter__(self) -> Server:
         command = [sys.executable, "-m", "urnkit", "serve", "--database-url", self.database_url]
         command += ["--port", str(self.port), *self.extra]
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + STARTUP_SECONDS
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                _, err = self.process.communicate()
-                raise AssertionError(f"urnkit serve exited: {err.decode(errors='replace')}")
+                raise AssertionError(f"urnkit serve exited: {self.output()}")
             try:
                 httpx.get(self.base_url + "/api/v1/prefixes", timeout=1)
                 return self
@@ -127,6 +135,7 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        self.log.close()
 
 
 @dataclass(frozen=True)

@@ -253,9 +253,13 @@ def with_q_component(url: str, q_component: str) -> str:
     if not q_component:
         return url
     base, hash_mark, fragment = url.partition("#")
-    joiner = "&" if "?" in base else "?"
-    if "?" in base and base.endswith(("?", "&")):  # an "&" ends the query only if there is one
+    _, question_mark, query = base.partition("?")
+    if not question_mark:
+        joiner = "?"
+    elif not query or query.endswith("&"):  # an empty query, or one ending in its separator
         joiner = ""
+    else:
+        joiner = "&"
     return f"{base}{joiner}{q_component}{hash_mark}{fragment}"
 
 

@@ -496,11 +496,18 @@ class Service:
                 raise _at(error, number, text) from None
             fresh.setdefault(record.key, (number, record))
         present = tx.present_keys(list(fresh))
-        new = [entry for key, entry in fresh.items() if key not in present]
+        # Rows are inserted, then locked, in one order (by key): two batches sharing records
+        # would otherwise deadlock on PostgreSQL, each holding a row the other waits for.
+        new = sorted(
+            ((n, r) for key, (n, r) in fresh.items() if key not in present),
+            key=lambda entry: entry[1].key,
+        )
         owner_id = tx.organisation_id(principal.organisation)
         assert owner_id is not None
         ids = tx.insert_records([r for _, r in new], {principal.organisation: owner_id})
         inserted = {number: record for number, record in new if record.key in ids}
+        for key in sorted(key for key, (n, _) in fresh.items() if n not in inserted):
+            tx.record_id(key, for_update=True)
         actor = _actor(principal)
         tx.append_history(
             [(ids[r.key], "created", actor, record_json(r)) for r in inserted.values()]

@@ -593,11 +593,8 @@ def create_app(service: Service) -> FastAPI:
         410: {"description": "Gone: deactivated; the Link headers name its successors"},
     }
 
-    @app.get(
-        "/{urn:path}",
-        response_class=Response,
-        responses=resolution_responses,
-        tags=["resolution"],
+    @app.api_route(
+        "/{urn:path}", methods=["GET", "HEAD"], response_class=Response, include_in_schema=False
     )
     def resolve(urn: str, request: Request) -> Response:
         """Resolve a URN (RFC 8458 §4.4). An HTTP query beginning with ``=`` is the URN's
@@ -634,16 +631,19 @@ def create_app(service: Service) -> FastAPI:
             return JSONResponse(body)
         return HTMLResponse(_templates.get_template("record.html").render(record=body))
 
-    # HEAD as a route of its own: one route for GET and HEAD gives both methods one operationId
-    # in /openapi.json, where operationIds must be unique.
-    app.add_api_route(
-        "/{urn:path}",
-        resolve,
-        methods=["HEAD"],
-        response_class=Response,
-        responses=resolution_responses,
-        tags=["resolution"],
-    )
+    # /openapi.json shows GET and HEAD as two operations, each with an operationId of its own
+    # (one route for both gives them one, which OpenAPI forbids). These routes only describe:
+    # the route above, added first, answers every request to the path, and its 405s say
+    # "Allow: GET, HEAD".
+    for method in ("GET", "HEAD"):
+        app.add_api_route(
+            "/{urn:path}",
+            resolve,
+            methods=[method],
+            response_class=Response,
+            responses=resolution_responses,
+            tags=["resolution"],
+        )
     return app
 
 
