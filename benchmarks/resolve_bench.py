@@ -1,0 +1,646 @@
+"""Resolution throughput of the URN:NBN resolver against its own bare redirect, and import speed.
+
+Usage::
+
+    .venv/bin/python benchmarks/resolve_bench.py [--urns N] [--seconds S] [--warmup S]
+        [--connections C] [--threads T] [--workers W] [--batch-size B]
+        [--databases sqlite,postgresql] [--servers granian,uvicorn] [--postgresql-url URL]
+        [--json OUT]
+
+    .venv/bin/python benchmarks/resolve_bench.py --urns 20000 --seconds 5   # a quick check
+
+Needs the ``server`` extra and ``wrk`` (``apt-get install wrk``); PostgreSQL runs need a server
+where the URL's user may ``CREATE DATABASE`` (default ``--postgresql-url``: ``URNKIT_TEST_PG``,
+else ``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``). Run it on a quiet machine: the
+load generator and the server share its CPUs, and anything else running skews both. The
+temporary files go where ``TMPDIR`` says (1,000,000 URNs: about 150 MB of NDJSON and, for
+SQLite, a database of about 750 MB; PostgreSQL needs as much in its data directory).
+
+What it does, per database (a SQLite file in a temporary directory; a PostgreSQL database made
+for the run and dropped after it):
+
+1. ``urnkit db upgrade``, ``urnkit admin create-org`` and ``urnkit admin delegate`` give an
+   organisation the prefix ``fi:bench``.
+2. **Import.** ``--urns`` records ``urn:nbn:fi:bench-1`` … ``urn:nbn:fi:bench-N``, each with one
+   location and a small metadata object, are written as NDJSON and imported in-process through
+   what ``urnkit import`` runs (its NDJSON reader and ``Service.import_records``, batches of
+   ``--batch-size``). The time covers reading the file to the last commit; a row is one URN and
+   its location (each also gets its history entry). Then ``ANALYZE`` (``VACUUM ANALYZE`` on
+   PostgreSQL), untimed: what autovacuum would do after a bulk load.
+3. **Resolution**, for each ``--servers``: ``python -m urnkit serve`` in a child process on a
+   free port of 127.0.0.1, with ``--workers``. wrk warms it up with the resolution mix for
+   ``--warmup`` seconds, then loads it for ``--seconds`` each, one after the other in the same
+   server process: first ``GET /-/redirect``, the cheapest 302 the same application gives (the
+   ceiling), then ``GET /{urn}`` for a URN drawn at random from the whole table per request, in
+   varied case (``URN:NBN:FI:BENCH-7``, ``urn:Nbn:fi:bench-7`` …) so that every lookup goes
+   through equivalence matching. Both runs use the same wrk Lua script (only the path differs),
+   which counts the responses that are not 3xx and prints the exact latency percentiles.
+
+Targets (the resolver issue): resolution >= 60% of the ceiling's requests/s (the ratio) with
+p99 <= 10 ms and every response a 3xx (wrk's socket errors count against it too), on each
+database and server; import >= 50,000 rows/s on PostgreSQL. Latency depends on how many requests
+are in flight: wrk keeps ``--connections`` open, each with one request outstanding, so report
+the numbers with the flags. The default ASGI server of ``urnkit serve`` is chosen by them.
+
+Prints a table and the targets, PASS or FAIL; ``--json OUT`` also writes every number. Exit
+status: 0 when every target passes, 1 when one fails, 2 when the benchmark cannot run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import io
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Final
+from uuid import uuid4
+
+DEFAULT_URNS: Final = 1_000_000
+DEFAULT_SECONDS: Final = 10
+DEFAULT_WARMUP: Final = 2
+DEFAULT_CONNECTIONS: Final = 16
+DEFAULT_THREADS: Final = 2
+DEFAULT_WORKERS: Final = 1
+DEFAULT_BATCH_SIZE: Final = 5_000  # what ``urnkit import`` uses
+DATABASES: Final = ("sqlite", "postgresql")
+SERVERS: Final = ("granian", "uvicorn")
+DEFAULT_POSTGRESQL_URL: Final = os.environ.get(
+    "URNKIT_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+SEED: Final = 8458
+STARTUP_SECONDS: Final = 60
+
+ORGANISATION: Final = "Benchmark Library"
+PREFIX: Final = "fi:bench"
+
+# The targets of the resolver issue.
+TARGET_RATIO: Final = 0.60
+TARGET_P99_MS: Final = 10.0
+TARGET_IMPORT_RATE: Final = 50_000  # URN + location rows/s, on PostgreSQL
+
+
+# --- the records --------------------------------------------------------------------------------
+
+
+def write_records(path: Path, count: int) -> None:
+    """``count`` NDJSON import rows ``urn:nbn:fi:bench-1`` … with one location each."""
+    with path.open("w", encoding="utf-8", newline="\n") as out:
+        for n in range(1, count + 1):
+            row = {
+                "urn": f"urn:nbn:{PREFIX}-{n}",
+                "locations": [{"url": f"https://example.org/bench/{n}"}],
+                "metadata": {"title": f"Benchmark record {n}", "year": 2026},
+            }
+            out.write(json.dumps(row, separators=(",", ":")) + "\n")
+
+
+# --- databases ----------------------------------------------------------------------------------
+
+
+@contextmanager
+def fresh_database(kind: str, directory: Path, postgresql_url: str) -> Iterator[str]:
+    """The URL of a new empty database: a SQLite file in ``directory``, or a PostgreSQL
+    database created on ``postgresql_url``'s server and dropped afterwards."""
+    if kind == "sqlite":
+        yield f"sqlite:///{directory / 'bench.db'}"
+        return
+    import sqlalchemy as sa
+
+    name = f"urnkit_bench_{uuid4().hex[:12]}"
+    admin = sa.create_engine(postgresql_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    except sa.exc.OperationalError as error:
+        admin.dispose()
+        raise BenchmarkError(
+            f"cannot create a database on {postgresql_url}: {error.orig} "
+            "(give --postgresql-url, or leave postgresql out of --databases)"
+        ) from None
+    try:
+        yield admin.url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def urnkit(*arguments: str) -> str:
+    """Run ``python -m urnkit`` with ``arguments``; its standard output."""
+    done = subprocess.run(
+        [sys.executable, "-m", "urnkit", *arguments],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise BenchmarkError(f"urnkit {' '.join(arguments)} failed:\n{done.stderr.strip()}")
+    return done.stdout
+
+
+def prepare(url: str) -> None:
+    """The schema, the organisation and its delegated prefix, as an operator makes them."""
+    urnkit("db", "upgrade", "--database-url", url)
+    urnkit("admin", "create-org", ORGANISATION, "--database-url", url)
+    urnkit("admin", "delegate", ORGANISATION, PREFIX, "--database-url", url)
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    """One timed import: rows (URN + location) stored and the seconds it took."""
+
+    database: str
+    rows: int
+    skipped: int
+    seconds: float
+    batch_size: int
+
+    @property
+    def rate(self) -> float:
+        return self.rows / self.seconds if self.seconds > 0 else 0.0
+
+
+def import_records(kind: str, url: str, path: Path, batch_size: int) -> Import:
+    """Import ``path`` as ``urnkit import`` does, timed from opening the file to the last
+    commit; then ``ANALYZE`` (``VACUUM ANALYZE`` on PostgreSQL), untimed."""
+    import sqlalchemy as sa
+
+    from urnkit.resolver.cli import _ndjson_rows  # the reader ``urnkit import`` uses
+    from urnkit.resolver.service import Service
+    from urnkit.resolver.store import Store
+
+    store = Store(url)
+    try:
+        service = Service(store)
+        start = time.perf_counter()
+        with open(path, "rb") as raw, io.TextIOWrapper(raw, "utf-8", newline="") as stream:
+            imported, skipped = service.import_records(_ndjson_rows(stream), None, batch_size)
+        seconds = time.perf_counter() - start
+        if kind == "postgresql":
+            autocommit = store.engine.execution_options(isolation_level="AUTOCOMMIT")
+            with autocommit.connect() as connection:
+                connection.execute(sa.text("VACUUM ANALYZE"))
+        else:
+            with store.engine.connect() as connection:
+                connection.exec_driver_sql("ANALYZE")
+    finally:
+        store.close()
+    return Import(kind, imported, skipped, seconds, batch_size)
+
+
+# --- the server ---------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _status(port: int, path: str) -> int | None:
+    """The status of ``GET path`` on 127.0.0.1:``port``, or None when nothing answers."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+    try:
+        connection.request("GET", path)
+        return connection.getresponse().status
+    except OSError:
+        return None
+    finally:
+        connection.close()
+
+
+@contextmanager
+def serving(url: str, server: str, workers: int, log: Path) -> Iterator[int]:
+    """``python -m urnkit serve`` over ``url`` in a child process; its port once it answers."""
+    port = free_port()
+    command = [sys.executable, "-m", "urnkit", "serve", "--database-url", url]
+    command += ["--host", "127.0.0.1", "--port", str(port)]
+    command += ["--server", server, "--workers", str(workers)]
+    with log.open("wb") as output:
+        # A session of its own, so that the server and its worker processes can be stopped
+        # together and a Ctrl-C in the terminal reaches this script only.
+        process = subprocess.Popen(
+            command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        try:
+            deadline = time.monotonic() + STARTUP_SECONDS
+            while _status(port, "/-/redirect") != 302:
+                if process.poll() is not None:
+                    raise BenchmarkError(f"urnkit serve exited:\n{_tail(log)}")
+                if time.monotonic() > deadline:
+                    raise BenchmarkError(
+                        f"urnkit serve did not answer in {STARTUP_SECONDS} s:\n{_tail(log)}"
+                    )
+                time.sleep(0.1)
+            yield port
+        finally:
+            _stop(process)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop the server: SIGTERM, and SIGKILL to its process group if it lingers."""
+    if process.poll() is None:
+        process.terminate()
+        with suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=15)
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)  # worker processes it may have left behind
+    process.wait()
+
+
+def _tail(log: Path, lines: int = 20) -> str:
+    return "\n".join(log.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+
+
+# --- wrk ----------------------------------------------------------------------------------------
+
+# One script for both runs: with ``mode = "ceiling"`` every request is GET /-/redirect, with
+# ``"resolve"`` it is a URN drawn from 1..count in one of the case spellings below. Each thread
+# counts the responses that are not 3xx; done() adds them up and prints one parseable line with
+# the exact percentiles (wrk's own table rounds them).
+LUA_SCRIPT: Final = """\
+-- Written by benchmarks/resolve_bench.py.
+local mode = "%(mode)s"
+local count = %(count)d
+local seed = %(seed)d
+local schemes = {"urn", "URN", "Urn"}
+local nids = {"nbn", "NBN", "Nbn"}
+local prefixes = {"fi:bench", "FI:BENCH", "Fi:Bench", "fi:BENCH"}
+local threads = {}
+
+function setup(thread)
+  table.insert(threads, thread)
+  thread:set("number", #threads)
+end
+
+function init(args)
+  math.randomseed(seed + number)
+  not_3xx = 0
+  ceiling = wrk.format("GET", "/-/redirect")
+end
+
+function request()
+  if mode == "ceiling" then
+    return ceiling
+  end
+  local path = string.format("/%%s:%%s:%%s-%%d", schemes[math.random(#schemes)],
+    nids[math.random(#nids)], prefixes[math.random(#prefixes)], math.random(count))
+  return wrk.format("GET", path)
+end
+
+function response(status, headers, body)
+  if status < 300 or status > 399 then
+    not_3xx = not_3xx + 1
+  end
+end
+
+function done(summary, latency, requests)
+  local total = 0
+  for _, thread in ipairs(threads) do
+    total = total + thread:get("not_3xx")
+  end
+  local e = summary.errors
+  io.write(string.format(
+    "URNKIT requests=%%d duration_us=%%d p50_us=%%d p90_us=%%d p99_us=%%d max_us=%%d " ..
+    "mean_us=%%.1f not_3xx=%%d connect=%%d read=%%d write=%%d timeout=%%d\\n",
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90),
+    latency:percentile(99), latency.max, latency.mean, total,
+    e.connect, e.read, e.write, e.timeout))
+end
+"""
+_RESULT = re.compile(r"^URNKIT (.*)$", re.MULTILINE)
+
+
+def find_wrk() -> str:
+    """wrk's path, or a :class:`BenchmarkError` saying how to install it."""
+    found = shutil.which("wrk")
+    if found is None:
+        raise BenchmarkError(
+            "wrk is not on PATH: install it (Debian, Ubuntu: apt-get install wrk; "
+            "macOS: brew install wrk)"
+        )
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """What one wrk run measured."""
+
+    requests: int
+    seconds: float
+    p50_ms: float
+    p90_ms: float
+    p99_ms: float
+    max_ms: float
+    mean_ms: float
+    not_3xx: int
+    socket_errors: int
+
+    @property
+    def rate(self) -> float:
+        return self.requests / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class LoadSettings:
+    wrk: str
+    seconds: int
+    connections: int
+    threads: int
+    urns: int
+    directory: Path
+
+
+def load(port: int, mode: str, seconds: int, settings: LoadSettings) -> Load:
+    """Run wrk against 127.0.0.1:``port`` for ``seconds`` in ``mode`` (ceiling or resolve)."""
+    script = settings.directory / f"{mode}.lua"
+    script.write_text(
+        LUA_SCRIPT % {"mode": mode, "count": settings.urns, "seed": SEED}, encoding="utf-8"
+    )
+    command = [settings.wrk, "--threads", str(settings.threads)]
+    command += ["--connections", str(settings.connections), "--duration", f"{seconds}s"]
+    command += ["--timeout", "2s", "--latency", "--script", str(script)]
+    command.append(f"http://127.0.0.1:{port}/")
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    found = _RESULT.search(done.stdout)
+    if done.returncode != 0 or found is None:
+        raise BenchmarkError(f"wrk failed:\n{done.stdout}{done.stderr}")
+    return parse_result(found.group(1))
+
+
+def parse_result(text: str) -> Load:
+    """A :class:`Load` from the ``key=value`` line the Lua ``done`` function prints.
+
+    >>> parse_result("requests=10 duration_us=2000000 p50_us=900 p90_us=1500 p99_us=2500 "
+    ...     "max_us=3000 mean_us=1000.0 not_3xx=0 connect=0 read=0 write=0 timeout=0").rate
+    5.0
+    """
+    values = {key: float(value) for key, value in (item.split("=") for item in text.split())}
+    return Load(
+        requests=int(values["requests"]),
+        seconds=values["duration_us"] / 1e6,
+        p50_ms=values["p50_us"] / 1e3,
+        p90_ms=values["p90_us"] / 1e3,
+        p99_ms=values["p99_us"] / 1e3,
+        max_ms=values["max_us"] / 1e3,
+        mean_ms=values["mean_us"] / 1e3,
+        not_3xx=int(values["not_3xx"]),
+        socket_errors=int(sum(values[key] for key in ("connect", "read", "write", "timeout"))),
+    )
+
+
+# --- running ------------------------------------------------------------------------------------
+
+
+class BenchmarkError(Exception):
+    """Something the benchmark needs is missing or failed; the message says what."""
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """The ceiling and the resolution load of one server over one database."""
+
+    database: str
+    server: str
+    ceiling: Load
+    resolution: Load
+
+    @property
+    def ratio(self) -> float:
+        return self.resolution.rate / self.ceiling.rate if self.ceiling.rate > 0 else 0.0
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Generate, import and load every database and server; the report."""
+    wrk = find_wrk()
+    try:
+        import urnkit.resolver.web  # noqa: F401  (the server extra's libraries, all of them)
+    except ImportError as error:
+        raise BenchmarkError(
+            f"{error}: the resolver needs the server extra: pip install -e '.[server]'"
+        ) from None
+    load_average = os.getloadavg()
+    imports: list[Import] = []
+    runs: list[Run] = []
+    with tempfile.TemporaryDirectory(prefix="urnkit-bench-") as temporary:
+        directory = Path(temporary)
+        records = directory / "records.ndjson"
+        _say(f"writing {args.urns:,} records to {records}")
+        write_records(records, args.urns)
+        settings = LoadSettings(
+            wrk, args.seconds, args.connections, args.threads, args.urns, directory
+        )
+        for kind in args.databases:
+            with fresh_database(kind, directory, args.postgresql_url) as url:
+                prepare(url)
+                _say(f"{kind}: importing {args.urns:,} records")
+                imported = import_records(kind, url, records, args.batch_size)
+                if imported.rows != args.urns:
+                    raise BenchmarkError(f"{kind}: imported {imported.rows:,} of {args.urns:,}")
+                imports.append(imported)
+                _say(f"{kind}: {imported.rate:,.0f} rows/s")
+                for server in args.servers:
+                    log = directory / f"{kind}-{server}.log"
+                    with serving(url, server, args.workers, log) as port:
+                        _say(f"{kind}, {server}: warming up, then wrk for 2 x {args.seconds} s")
+                        if args.warmup > 0:
+                            load(port, "resolve", args.warmup, settings)
+                        ceiling = load(port, "ceiling", args.seconds, settings)
+                        resolution = load(port, "resolve", args.seconds, settings)
+                    runs.append(Run(kind, server, ceiling, resolution))
+    return report(args, imports, runs, load_average, os.getloadavg())
+
+
+def _target(
+    name: str, measured: float, required: float, *, at_most: bool = False
+) -> dict[str, Any]:
+    passed = measured <= required if at_most else measured >= required
+    return {
+        "target": name,
+        "required": required,
+        "measured": measured,
+        "status": "PASS" if passed else "FAIL",
+    }
+
+
+def report(
+    args: argparse.Namespace,
+    imports: Sequence[Import],
+    runs: Sequence[Run],
+    load_before: tuple[float, float, float],
+    load_after: tuple[float, float, float],
+) -> dict[str, Any]:
+    """The numbers, the targets met or missed, and which server resolved fastest."""
+    targets: list[dict[str, Any]] = []
+    for item in runs:
+        where = f"{item.database}, {item.server}"
+        ratio, p99 = item.ratio, item.resolution.p99_ms
+        failures = item.resolution.not_3xx + item.resolution.socket_errors
+        targets += [
+            _target(
+                f"{where}: resolution >= {TARGET_RATIO:.0%} of the ceiling ({ratio:.0%})",
+                ratio,
+                TARGET_RATIO,
+            ),
+            _target(
+                f"{where}: p99 <= {TARGET_P99_MS:g} ms ({p99:.2f} ms)",
+                p99,
+                TARGET_P99_MS,
+                at_most=True,
+            ),
+            _target(
+                f"{where}: every resolution a 3xx ({failures:,} not)", failures, 0, at_most=True
+            ),
+        ]
+    for imported in imports:
+        if imported.database == "postgresql":
+            targets.append(
+                _target(
+                    f"postgresql: import >= {TARGET_IMPORT_RATE:,} rows/s ({imported.rate:,.0f})",
+                    imported.rate,
+                    TARGET_IMPORT_RATE,
+                )
+            )
+    fastest = {
+        database: max(
+            (r for r in runs if r.database == database), key=lambda r: r.resolution.rate
+        ).server
+        for database in dict.fromkeys(r.database for r in runs)
+    }
+    return {
+        "python": sys.version.split()[0],
+        "implementation": platform.python_implementation(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "load_average_before": load_before,
+        "load_average_after": load_after,
+        "urns": args.urns,
+        "seconds": args.seconds,
+        "warmup": args.warmup,
+        "connections": args.connections,
+        "threads": args.threads,
+        "workers": args.workers,
+        "batch_size": args.batch_size,
+        "imports": [asdict(i) | {"rows_per_second": i.rate} for i in imports],
+        "runs": [
+            {
+                "database": r.database,
+                "server": r.server,
+                "ceiling": asdict(r.ceiling) | {"per_second": r.ceiling.rate},
+                "resolution": asdict(r.resolution) | {"per_second": r.resolution.rate},
+                "ratio": r.ratio,
+            }
+            for r in runs
+        ],
+        "fastest_server": fastest,
+        "targets": targets,
+    }
+
+
+def format_report(result: dict[str, Any]) -> str:
+    """The human-readable table of a :func:`run` report."""
+    before, after = result["load_average_before"], result["load_average_after"]
+    lines = [
+        f"{result['urns']:,} URNs; wrk {result['threads']} threads, {result['connections']} "
+        f"connections, {result['seconds']} s per run after {result['warmup']} s warm-up; "
+        f"{result['workers']} server worker(s)",
+        f"{result['implementation']} {result['python']} on {result['machine']}, "
+        f"{result['cpus']} CPUs; load average {before[0]:.2f} before, {after[0]:.2f} after",
+        "",
+        f"{'database':<11} {'server':<8} {'ceiling/s':>10} {'resolve/s':>10} {'ratio':>6} "
+        f"{'p50 ms':>7} {'p99 ms':>7} {'not 3xx':>8} {'import rows/s':>14}",
+        "-" * 88,
+    ]
+    rates = {i["database"]: i["rows_per_second"] for i in result["imports"]}
+    for row in result["runs"]:
+        resolution = row["resolution"]
+        lines.append(
+            f"{row['database']:<11} {row['server']:<8} {row['ceiling']['per_second']:>10,.0f} "
+            f"{resolution['per_second']:>10,.0f} {row['ratio']:>6.0%} "
+            f"{resolution['p50_ms']:>7.2f} {resolution['p99_ms']:>7.2f} "
+            f"{resolution['not_3xx'] + resolution['socket_errors']:>8,} "
+            f"{rates[row['database']]:>14,.0f}"
+        )
+    lines.append("")
+    for database, server in result["fastest_server"].items():
+        lines.append(f"Fastest resolution on {database}: {server}")
+    lines += ["", "Targets:"]
+    for target in result["targets"]:
+        lines.append(f"  {target['status']:<5} {target['target']}")
+    return "\n".join(lines)
+
+
+def _choices(allowed: Sequence[str]) -> Any:
+    def parse(text: str) -> list[str]:
+        chosen = [item.strip() for item in text.split(",") if item.strip()]
+        unknown = [item for item in chosen if item not in allowed]
+        if not chosen or unknown:
+            raise argparse.ArgumentTypeError(
+                f"a comma-separated list of {', '.join(allowed)}, not {text!r}"
+            )
+        return list(dict.fromkeys(chosen))
+
+    return parse
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--urns", type=int, default=DEFAULT_URNS, help="records to import")
+    parser.add_argument("--seconds", type=int, default=DEFAULT_SECONDS, help="per wrk run")
+    parser.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, help="seconds, untimed")
+    parser.add_argument("--connections", type=int, default=DEFAULT_CONNECTIONS, help="open by wrk")
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="wrk threads")
+    parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS, help="server processes")
+    parser.add_argument(
+        "--databases", type=_choices(DATABASES), default=list(DATABASES), help="sqlite,postgresql"
+    )
+    parser.add_argument(
+        "--servers", type=_choices(SERVERS), default=list(SERVERS), help="granian,uvicorn"
+    )
+    parser.add_argument(
+        "--postgresql-url",
+        default=DEFAULT_POSTGRESQL_URL,
+        help="a database on the PostgreSQL server to create the benchmark's database from",
+    )
+    parser.add_argument(
+        "--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="records per import batch"
+    )
+    parser.add_argument("--json", metavar="OUT", help="also write the numbers as JSON to OUT")
+    args = parser.parse_args(argv)
+    if min(args.urns, args.seconds, args.connections, args.threads, args.workers) < 1:
+        parser.error("--urns, --seconds, --connections, --threads and --workers must be >= 1")
+    if args.connections < args.threads or args.warmup < 0 or args.batch_size < 1:
+        parser.error("need --connections >= --threads, --warmup >= 0 and --batch-size >= 1")
+    try:
+        result = run(args)
+    except BenchmarkError as error:
+        print(f"resolve_bench: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(format_report(result))
+    return 0 if all(t["status"] == "PASS" for t in result["targets"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
