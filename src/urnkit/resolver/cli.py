@@ -329,7 +329,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=_jobs, help="port to listen on (default 8000)")
     serve.add_argument("--workers", type=_jobs, help="server processes (default 1)")
-    serve.add_argument("--server", choices=("granian", "uvicorn"), help="ASGI server")
+    serve.add_argument(
+        "--server", choices=("uvicorn", "granian"), help="ASGI server (default uvicorn)"
+    )
 
     db = _group(commands, "db", "The resolver's database schema (Alembic migrations).")
     upgrade = _command(

@@ -23,6 +23,7 @@ database transaction, so a failure leaves nothing half done.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import queue
@@ -61,7 +62,7 @@ from urnkit.resolver.domain import (
     sequential_nbn_string,
     with_q_component,
 )
-from urnkit.resolver.store import Store, Transaction, now
+from urnkit.resolver.store import ResolutionRow, Store, Transaction, now
 from urnkit.urn import URN
 
 MAX_BATCH = 10_000  # records in one POST /api/v1/urns:batch
@@ -181,10 +182,31 @@ class Service:
         """
         urn = parse_urn(text)
         row = self.store.resolution_row(urn.equivalence_key())
+        return self._redirect(urn, row) or self._from_record(urn)
+
+    async def resolve_async(self, text: str) -> Resolution:
+        """:meth:`resolve` for the event loop (``GET /{urn}``): the lookup is
+        :meth:`~urnkit.resolver.store.Store.resolution_row_async`; reading the whole record, for
+        the rarer surrogate and gone answers, runs in a worker thread."""
+        urn = parse_urn(text)
+        row = await self.store.resolution_row_async(urn.equivalence_key())
+        redirect = self._redirect(urn, row)
+        if redirect is None:
+            return await asyncio.to_thread(self._from_record, urn)
+        return redirect
+
+    @staticmethod
+    def _redirect(urn: URN, row: ResolutionRow | None) -> Resolution | None:
+        """The redirect to an active record's best location; None when the answer needs the
+        whole record (no location, or deactivated)."""
         if row is None:
             raise NotFoundError(f"no URN equivalent to {urn.assigned_name} is registered here")
-        if row.status == "active" and row.url is not None:
-            return Resolution("redirect", urn, with_q_component(row.url, urn.q_component or ""))
+        status, url = row
+        if status == "active" and url is not None:
+            return Resolution("redirect", urn, with_q_component(url, urn.q_component or ""))
+        return None
+
+    def _from_record(self, urn: URN) -> Resolution:
         record = self.get(urn.assigned_name)
         kind: Literal["surrogate", "gone"] = (
             "gone" if record.status == "deactivated" else "surrogate"
