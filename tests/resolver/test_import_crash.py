@@ -138,6 +138,10 @@ def check_whole_records(engine: sa.Engine) -> int:
     """Every stored record is one of the file's first records, whole: both its locations and
     one history entry ("imported"). The number of records."""
     with engine.connect() as connection:
+        if connection.dialect.name == "postgresql":
+            # One snapshot for every query: a COMMIT the killed client sent just before it died
+            # may still land between two statements, as PostgreSQL finishes what it received.
+            connection = connection.execution_options(isolation_level="REPEATABLE READ")
         stored = connection.execute(sa.select(records.c.id, records.c.urn)).all()
         found = {
             row.record_id: row.urls
