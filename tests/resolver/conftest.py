@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from resolver_support import DATABASES, Resolver, Server, fresh_database, set_up_resolver
 
@@ -37,6 +38,34 @@ def resolver(
         set_up = set_up_resolver(url)
         with Server(url) as server:
             yield Resolver(server.base_url, url, **set_up)
+
+
+@pytest.fixture
+def api(resolver: Resolver) -> Iterator[httpx.Client]:
+    """The registrant of "Test Library" (prefix ``fi:test``, sequential)."""
+    with resolver.client(resolver.registrant_token) as client:
+        yield client
+
+
+@pytest.fixture
+def admin(resolver: Resolver) -> Iterator[httpx.Client]:
+    """An admin of "Test Library"."""
+    with resolver.client(resolver.admin_token) as client:
+        yield client
+
+
+@pytest.fixture
+def other(resolver: Resolver) -> Iterator[httpx.Client]:
+    """The registrant of "Other Library" (prefix ``fi:other``, random)."""
+    with resolver.client(resolver.other_token) as client:
+        yield client
+
+
+@pytest.fixture
+def anonymous(resolver: Resolver) -> Iterator[httpx.Client]:
+    """A client without a token (redirects are not followed)."""
+    with resolver.client() as client:
+        yield client
 
 
 @pytest.fixture

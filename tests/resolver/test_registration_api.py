@@ -19,7 +19,7 @@ Each test runs on SQLite and PostgreSQL (the ``resolver`` fixture). What they pi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -37,34 +37,6 @@ ISO7064_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
 # --- helpers -------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def api(resolver: Resolver) -> Iterator[httpx.Client]:
-    """The registrant of "Test Library" (prefix ``fi:test``, sequential)."""
-    with resolver.client(resolver.registrant_token) as client:
-        yield client
-
-
-@pytest.fixture
-def admin(resolver: Resolver) -> Iterator[httpx.Client]:
-    """An admin of "Test Library"."""
-    with resolver.client(resolver.admin_token) as client:
-        yield client
-
-
-@pytest.fixture
-def other(resolver: Resolver) -> Iterator[httpx.Client]:
-    """The registrant of "Other Library" (prefix ``fi:other``, random)."""
-    with resolver.client(resolver.other_token) as client:
-        yield client
-
-
-@pytest.fixture
-def anonymous(resolver: Resolver) -> Iterator[httpx.Client]:
-    """A client without a token."""
-    with resolver.client() as client:
-        yield client
 
 
 def assert_problem(response: httpx.Response, status: int) -> dict[str, Any]:

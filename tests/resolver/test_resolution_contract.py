@@ -21,7 +21,7 @@ through the API, then resolves them as a browser or an API client would. What th
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -37,20 +37,6 @@ LINK = re.compile(r'<([^>]*)>\s*;\s*rel="successor-version"')
 
 
 # --- helpers -------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def api(resolver: Resolver) -> Iterator[httpx.Client]:
-    """The registrant of "Test Library" (prefix ``fi:test``)."""
-    with resolver.client(resolver.registrant_token) as client:
-        yield client
-
-
-@pytest.fixture
-def web(resolver: Resolver) -> Iterator[httpx.Client]:
-    """An anonymous client that does not follow redirects."""
-    with resolver.client() as client:
-        yield client
 
 
 def register(
@@ -93,7 +79,7 @@ def assert_problem(response: httpx.Response, status: int) -> dict[str, Any]:
 
 
 def test_redirects_to_the_location_with_the_lowest_priority_number(
-    api: httpx.Client, web: httpx.Client, unique: str
+    api: httpx.Client, anonymous: httpx.Client, unique: str
 ) -> None:
     # RFC 8458 §4.4: resolution to the best location; lower priority numbers are tried first
     # (LocationModel, domain.Location). The best one is neither first nor last in the list.
@@ -107,13 +93,13 @@ def test_redirects_to_the_location_with_the_lowest_priority_number(
             {"url": "https://example.org/second", "priority": 5},
         ],
     )
-    found = web.get(f"/{urn}")
+    found = anonymous.get(f"/{urn}")
     assert found.status_code == 302
     assert found.headers["location"] == "https://example.org/best"
 
 
 def test_equal_priorities_keep_the_order_given(
-    api: httpx.Client, web: httpx.Client, unique: str
+    api: httpx.Client, anonymous: httpx.Client, unique: str
 ) -> None:
     urn = f"urn:nbn:fi:test-{unique}"
     locations = [
@@ -122,11 +108,11 @@ def test_equal_priorities_keep_the_order_given(
         {"url": "https://example.org/worse", "priority": 4},
     ]
     register(api, urn, locations)
-    assert web.get(f"/{urn}").headers["location"] == "https://z.example.org/first-listed"
+    assert anonymous.get(f"/{urn}").headers["location"] == "https://z.example.org/first-listed"
 
 
 def test_redirect_follows_a_replaced_record(
-    api: httpx.Client, web: httpx.Client, unique: str
+    api: httpx.Client, anonymous: httpx.Client, unique: str
 ) -> None:
     urn = f"urn:nbn:fi:test-{unique}"
     register(api, urn, [{"url": "https://example.org/old", "priority": 1}])
@@ -135,26 +121,26 @@ def test_redirect_follows_a_replaced_record(
         json={"locations": [{"url": "https://example.org/new", "priority": 1}]},
     )
     assert replaced.status_code == 200, replaced.text
-    assert web.get(f"/{urn}").headers["location"] == "https://example.org/new"
+    assert anonymous.get(f"/{urn}").headers["location"] == "https://example.org/new"
 
 
 @pytest.mark.parametrize("accept", [BROWSER, JSON, "*/*"])
 def test_an_active_urn_with_a_location_redirects_whatever_the_client_accepts(
-    api: httpx.Client, web: httpx.Client, unique: str, accept: str
+    api: httpx.Client, anonymous: httpx.Client, unique: str, accept: str
 ) -> None:
     urn = f"urn:nbn:fi:test-{unique}"
     register(api, urn, [{"url": "https://example.org/x"}], {"title": "Has a page too"})
-    found = web.get(f"/{urn}", headers={"Accept": accept})
+    found = anonymous.get(f"/{urn}", headers={"Accept": accept})
     assert found.status_code == 302
     assert found.headers["location"] == "https://example.org/x"
 
 
 def test_head_answers_as_get_without_a_body(
-    api: httpx.Client, web: httpx.Client, unique: str
+    api: httpx.Client, anonymous: httpx.Client, unique: str
 ) -> None:
     urn = f"urn:nbn:fi:test-{unique}"
     register(api, urn, [{"url": "https://example.org/head"}])
-    found = web.head(f"/{urn}")
+    found = anonymous.head(f"/{urn}")
     assert found.status_code == 302
     assert found.headers["location"] == "https://example.org/head"
     assert found.content == b""
@@ -174,41 +160,41 @@ def test_head_answers_as_get_without_a_body(
     ],
 )
 def test_any_case_of_urn_nbn_and_of_the_prefix_resolves(
-    api: httpx.Client, web: httpx.Client, unique: str, spelling: str
+    api: httpx.Client, anonymous: httpx.Client, unique: str, spelling: str
 ) -> None:
     # RFC 8141 §3 (scheme and NID case-insensitive); RFC 8458 §4.3 (the prefix, too).
     register(api, f"URN:NBN:Fi:TeSt-{unique}", [{"url": "https://example.org/any-case"}])
     for method in ("GET", "HEAD"):
-        found = web.request(method, "/" + spelling.format(unique))
+        found = anonymous.request(method, "/" + spelling.format(unique))
         assert found.status_code == 302, (method, found.text)
         assert found.headers["location"] == "https://example.org/any-case"
 
 
 def test_the_nbn_string_is_case_sensitive(
-    api: httpx.Client, web: httpx.Client, unique: str
+    api: httpx.Client, anonymous: httpx.Client, unique: str
 ) -> None:
     # RFC 8458 §4.2: "parsers therefore MUST treat these [NBN strings] as case sensitive".
     register(api, f"urn:nbn:fi:test-{unique}abc", [{"url": "https://example.org/lower"}])
-    assert web.get(f"/urn:nbn:fi:test-{unique}abc").status_code == 302
-    assert_problem(web.get(f"/urn:nbn:fi:test-{unique}ABC"), 404)
+    assert anonymous.get(f"/urn:nbn:fi:test-{unique}abc").status_code == 302
+    assert_problem(anonymous.get(f"/urn:nbn:fi:test-{unique}ABC"), 404)
 
 
 def test_hex_digits_of_percent_encodings_match_in_any_case(
-    api: httpx.Client, web: httpx.Client, unique: str
+    api: httpx.Client, anonymous: httpx.Client, unique: str
 ) -> None:
     # RFC 8141 §3 and RFC 8458 §4.3 step 3: percent-encodings compare case-insensitively.
     register(api, f"urn:nbn:fi:test-{unique}a%2fb", [{"url": "https://example.org/pct"}])
-    found = web.get(f"/urn:nbn:fi:test-{unique}a%2Fb")
+    found = anonymous.get(f"/urn:nbn:fi:test-{unique}a%2Fb")
     assert found.status_code == 302
     assert found.headers["location"] == "https://example.org/pct"
 
 
 def test_a_percent_encoded_slash_is_not_a_slash(
-    api: httpx.Client, web: httpx.Client, unique: str
+    api: httpx.Client, anonymous: httpx.Client, unique: str
 ) -> None:
     # RFC 8141 §3: percent-encoded octets are not decoded for equivalence.
     register(api, f"urn:nbn:fi:test-{unique}a%2Fb", [{"url": "https://example.org/pct"}])
-    assert_problem(web.get(f"/urn:nbn:fi:test-{unique}a/b"), 404)
+    assert_problem(anonymous.get(f"/urn:nbn:fi:test-{unique}a/b"), 404)
 
 
 # --- components ----------------------------------------------------------------------------------
@@ -227,12 +213,12 @@ def test_a_percent_encoded_slash_is_not_a_slash(
     ],
 )
 def test_a_q_component_is_copied_into_the_locator_query(
-    api: httpx.Client, web: httpx.Client, unique: str, locator: str, query: str, expected: str
+    api: httpx.Client, anonymous: httpx.Client, unique: str, locator: str, query: str, expected: str
 ) -> None:
     # RFC 8141 §2.3.2: the q-component ("?=…") is passed to the resource's locator.
     urn = f"urn:nbn:fi:test-{unique}"
     register(api, urn, [{"url": locator}])
-    found = web.get(f"/{urn}?{query}")
+    found = anonymous.get(f"/{urn}?{query}")
     assert found.status_code == 302, found.text
     assert found.headers["location"] == expected
 
@@ -247,24 +233,24 @@ def test_a_q_component_is_copied_into_the_locator_query(
     ],
 )
 def test_an_r_component_is_ignored_and_ends_at_the_q_component(
-    api: httpx.Client, web: httpx.Client, unique: str, query: str, expected: str
+    api: httpx.Client, anonymous: httpx.Client, unique: str, query: str, expected: str
 ) -> None:
     # RFC 8141 §2.3.1: the r-component ("?+…") runs to "?="; RFC 8458 §4.2.1: URN:NBN
     # resolvers do not use it, so it changes nothing; a q-component after it still applies.
     urn = f"urn:nbn:fi:test-{unique}"
     register(api, urn, [{"url": "https://example.org/r"}])
-    found = web.get(f"/{urn}?{query}")
+    found = anonymous.get(f"/{urn}?{query}")
     assert found.status_code == 302, found.text
     assert found.headers["location"] == expected
 
 
 def test_an_ordinary_http_query_is_not_a_q_component(
-    api: httpx.Client, web: httpx.Client, unique: str
+    api: httpx.Client, anonymous: httpx.Client, unique: str
 ) -> None:
     # RFC 8141 §2.3.2: only "?=" introduces a q-component; "?lang=fi" is no part of the URN.
     urn = f"urn:nbn:fi:test-{unique}"
     register(api, urn, [{"url": "https://example.org/plain"}])
-    found = web.get(f"/{urn}?lang=fi")
+    found = anonymous.get(f"/{urn}?lang=fi")
     assert found.status_code == 302
     assert found.headers["location"] == "https://example.org/plain"
 
@@ -273,17 +259,17 @@ def test_an_ordinary_http_query_is_not_a_q_component(
 
 
 def test_a_urn_without_locations_gives_a_page_of_its_metadata(
-    api: httpx.Client, web: httpx.Client, unique: str
+    api: httpx.Client, anonymous: httpx.Client, unique: str
 ) -> None:
     # RFC 8458 §4.5: without a location the resolver supplies a surrogate.
     urn = f"urn:nbn:fi:test-{unique}"
     metadata = {"title": f"A thesis {unique}", "creators": ["Ann Author", "Bo Writer"]}
     register(api, urn, [], metadata)
     for method in ("GET", "HEAD"):
-        page = web.request(method, f"/{urn}", headers={"Accept": BROWSER})
+        page = anonymous.request(method, f"/{urn}", headers={"Accept": BROWSER})
         assert page.status_code == 200, page.text
         assert page.headers["content-type"].startswith("text/html")
-    page = web.get(f"/{urn}", headers={"Accept": BROWSER})
+    page = anonymous.get(f"/{urn}", headers={"Accept": BROWSER})
     assert urn in page.text
     assert f"A thesis {unique}" in page.text
     assert "Ann Author; Bo Writer" in page.text
@@ -291,12 +277,12 @@ def test_a_urn_without_locations_gives_a_page_of_its_metadata(
 
 
 def test_the_metadata_page_is_json_when_asked_for(
-    api: httpx.Client, web: httpx.Client, unique: str
+    api: httpx.Client, anonymous: httpx.Client, unique: str
 ) -> None:
     urn = f"urn:nbn:fi:test-{unique}"
     metadata = {"title": "JSON please", "year": 2024, "subjects": ["a", "b"]}
     register(api, urn, [], metadata)
-    found = web.get(f"/{urn}", headers={"Accept": JSON})
+    found = anonymous.get(f"/{urn}", headers={"Accept": JSON})
     assert found.status_code == 200
     assert found.headers["content-type"].startswith(JSON)
     body = found.json()
@@ -306,25 +292,27 @@ def test_the_metadata_page_is_json_when_asked_for(
     assert body["locations"] == []
 
 
-def test_the_metadata_page_escapes_html(api: httpx.Client, web: httpx.Client, unique: str) -> None:
+def test_the_metadata_page_escapes_html(
+    api: httpx.Client, anonymous: httpx.Client, unique: str
+) -> None:
     urn = f"urn:nbn:fi:test-{unique}"
     register(api, urn, [], {"title": "<script>alert(1)</script>"})
-    page = web.get(f"/{urn}", headers={"Accept": BROWSER})
+    page = anonymous.get(f"/{urn}", headers={"Accept": BROWSER})
     assert page.status_code == 200
     assert "<script>alert(1)</script>" not in page.text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
 
 
-def test_a_reserved_urn_gives_a_page_saying_so(resolver: Resolver, web: httpx.Client) -> None:
+def test_a_reserved_urn_gives_a_page_saying_so(resolver: Resolver, anonymous: httpx.Client) -> None:
     # RFC 8458 §4.5: a generated, reserved URN has no resource yet; it is not "not found".
     with resolver.client(resolver.other_token) as other:
         made = other.post("/api/v1/prefixes/fi:other/urns")
     assert made.status_code == 201, made.text
     urn = made.json()["urn"]
-    found = web.get(f"/{urn}", headers={"Accept": JSON})
+    found = anonymous.get(f"/{urn}", headers={"Accept": JSON})
     assert found.status_code == 200, found.text
     assert found.json()["status"] == "reserved"
-    page = web.get(f"/{urn}", headers={"Accept": BROWSER})
+    page = anonymous.get(f"/{urn}", headers={"Accept": BROWSER})
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
     assert "reserved" in page.text
@@ -334,13 +322,13 @@ def test_a_reserved_urn_gives_a_page_saying_so(resolver: Resolver, web: httpx.Cl
 
 
 def test_a_deactivated_urn_is_gone_and_names_its_successors(
-    api: httpx.Client, web: httpx.Client, resolver: Resolver, unique: str
+    api: httpx.Client, anonymous: httpx.Client, resolver: Resolver, unique: str
 ) -> None:
     urn = f"urn:nbn:fi:test-{unique}"
     first, second = f"urn:nbn:fi:test-{unique}n1", f"URN:NBN:fi:test-{unique}n2"
     register(api, urn, [{"url": "https://example.org/withdrawn"}], {"title": "Old"})
     deactivate(api, urn, [first, second], note="Replaced by a corrected edition")
-    gone = web.get(f"/{urn}", headers={"Accept": JSON})
+    gone = anonymous.get(f"/{urn}", headers={"Accept": JSON})
     problem = assert_problem(gone, 410)
     assert first in problem["detail"]
     assert second in problem["detail"]
@@ -353,42 +341,44 @@ def test_a_deactivated_urn_is_gone_and_names_its_successors(
 
 
 def test_a_deactivated_urn_with_locations_does_not_redirect(
-    api: httpx.Client, web: httpx.Client, unique: str
+    api: httpx.Client, anonymous: httpx.Client, unique: str
 ) -> None:
     urn = f"urn:nbn:fi:test-{unique}"
     register(api, urn, [{"url": "https://example.org/still-listed"}])
     deactivate(api, urn, [])
     for method in ("GET", "HEAD"):
-        gone = web.request(method, f"/URN:NBN:FI:TEST-{unique}")
+        gone = anonymous.request(method, f"/URN:NBN:FI:TEST-{unique}")
         assert gone.status_code == 410
         assert "location" not in gone.headers
         assert successor_links(gone) == []
 
 
 def test_the_gone_page_for_browsers_links_the_successors(
-    api: httpx.Client, web: httpx.Client, resolver: Resolver, unique: str
+    api: httpx.Client, anonymous: httpx.Client, resolver: Resolver, unique: str
 ) -> None:
     urn, successor = f"urn:nbn:fi:test-{unique}", f"urn:nbn:fi:test-{unique}next"
     register(api, urn, [], {"title": "Old"})
     deactivate(api, urn, [successor], note="Moved on")
-    page = web.get(f"/{urn}", headers={"Accept": BROWSER})
+    page = anonymous.get(f"/{urn}", headers={"Accept": BROWSER})
     assert page.status_code == 410
     assert page.headers["content-type"].startswith("text/html")
     assert f'href="/{successor}"' in page.text
     assert "Moved on" in page.text
     assert successor_links(page) == [f"{resolver.base_url}/{successor}"]
-    head = web.head(f"/{urn}")
+    head = anonymous.head(f"/{urn}")
     assert head.status_code == 410
     assert successor_links(head) == [f"{resolver.base_url}/{successor}"]
 
 
-def test_the_successor_link_resolves(api: httpx.Client, web: httpx.Client, unique: str) -> None:
+def test_the_successor_link_resolves(
+    api: httpx.Client, anonymous: httpx.Client, unique: str
+) -> None:
     urn, successor = f"urn:nbn:fi:test-{unique}", f"urn:nbn:fi:test-{unique}new"
     register(api, successor, [{"url": "https://example.org/new-edition"}])
     register(api, urn, [{"url": "https://example.org/old-edition"}])
     deactivate(api, urn, [successor])
-    [link] = successor_links(web.get(f"/{urn}"))
-    found = web.get(link)
+    [link] = successor_links(anonymous.get(f"/{urn}"))
+    found = anonymous.get(link)
     assert found.status_code == 302
     assert found.headers["location"] == "https://example.org/new-edition"
 
@@ -405,17 +395,17 @@ def test_the_successor_link_resolves(api: httpx.Client, web: httpx.Client, uniqu
         "urn:isbn:{}",  # a valid URN of another namespace: unknown here, not invalid
     ],
 )
-def test_an_unknown_urn_is_not_found(web: httpx.Client, unique: str, spelling: str) -> None:
+def test_an_unknown_urn_is_not_found(anonymous: httpx.Client, unique: str, spelling: str) -> None:
     path = "/" + spelling.format(unique)
-    assert_problem(web.get(path), 404)
-    assert_problem(web.get(path, headers={"Accept": PROBLEM}), 404)
-    head = web.head(path)
+    assert_problem(anonymous.get(path), 404)
+    assert_problem(anonymous.get(path, headers={"Accept": PROBLEM}), 404)
+    head = anonymous.head(path)
     assert head.status_code == 404
     assert head.content == b""
 
 
-def test_not_found_is_a_page_for_browsers(web: httpx.Client, unique: str) -> None:
-    page = web.get(f"/urn:nbn:fi:test-{unique}", headers={"Accept": BROWSER})
+def test_not_found_is_a_page_for_browsers(anonymous: httpx.Client, unique: str) -> None:
+    page = anonymous.get(f"/urn:nbn:fi:test-{unique}", headers={"Accept": BROWSER})
     assert page.status_code == 404
     assert page.headers["content-type"].startswith("text/html")
     assert "404" in page.text
@@ -438,12 +428,12 @@ INVALID = [
 
 @pytest.mark.parametrize(("text", "position", "rule", "section"), INVALID)
 def test_a_text_that_is_no_urn_is_a_bad_request_saying_where_and_why(
-    web: httpx.Client, text: str, position: int, rule: str, section: str
+    anonymous: httpx.Client, text: str, position: int, rule: str, section: str
 ) -> None:
     diagnosis = diagnose(text)
     assert diagnosis is not None
     expected = URNSyntaxError(text, diagnosis)
-    problem = assert_problem(web.get(f"/{text}"), 400)
+    problem = assert_problem(anonymous.get(f"/{text}"), 400)
     assert problem["input"] == text
     assert (problem["position"], problem["rule"], problem["section"]) == (position, rule, section)
     assert (problem["position"], problem["rule"]) == (expected.position, expected.rule)
@@ -453,9 +443,9 @@ def test_a_text_that_is_no_urn_is_a_bad_request_saying_where_and_why(
 
 @pytest.mark.parametrize(("text", "position", "rule", "section"), INVALID[:3])
 def test_a_bad_request_is_a_readable_page_for_browsers(
-    web: httpx.Client, text: str, position: int, rule: str, section: str
+    anonymous: httpx.Client, text: str, position: int, rule: str, section: str
 ) -> None:
-    page = web.get(f"/{text}", headers={"Accept": BROWSER})
+    page = anonymous.get(f"/{text}", headers={"Accept": BROWSER})
     assert page.status_code == 400
     assert page.headers["content-type"].startswith("text/html")
     assert f"position {position}" in page.text
