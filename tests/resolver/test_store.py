@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 from uuid import uuid4
@@ -26,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from urnkit.resolver.domain import Location, Record
-from urnkit.resolver.store import Store, Transaction, metadata
+from urnkit.resolver.store import Store, Transaction, links, metadata, url_hash
 
 T = TypeVar("T")
 THREADS = 6
@@ -362,3 +363,111 @@ def test_concurrent_inserts_of_one_urn_store_it_once(store: Store) -> None:
     ids = _in_threads(THREADS, insert)
     assert len(ids) == 1
     assert _count(store, "records") == 1
+
+
+# --- resolution targets --------------------------------------------------------------------------
+
+A, B, C = "https://a.example/x", "https://b.example/x", "https://c.example/x"
+
+
+def _mark(store: Store, status: str, *urls: str) -> None:
+    """Record ``urls`` as link checking would: in ``links`` with ``status``; then refresh."""
+    with store.transaction() as tx:
+        for url in urls:
+            tx.connection.execute(sa.delete(links).where(links.c.url_hash == url_hash(url)))
+            tx.connection.execute(
+                links.insert().values(
+                    url_hash=url_hash(url),
+                    url=url,
+                    status=status,
+                    failures=0 if status == "ok" else 3,
+                    since=datetime.now(UTC),
+                    checked=datetime.now(UTC),
+                )
+            )
+        tx.refresh_targets(set(urls))
+
+
+def _with_locations(urn: str, *found: Location) -> Record:
+    return replace(_record(urn), locations=found)
+
+
+def test_targets_are_the_locations_best_first_without_broken_links(store: Store) -> None:
+    # RFC 8458 §4.4: resolution leads to the resource: to the best location that is not known
+    # broken; a record whose every location is broken gets no target (its surrogate page).
+    with store.transaction() as tx:
+        organisation_id = _organisation(tx)
+        found = (Location(B, priority=1), Location(A, priority=2), Location(C, priority=2))
+        tx.insert_record(_with_locations("urn:nbn:fi:demo-1", *found), organisation_id)
+    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", f"{B}\n{A}\n{C}")
+    _mark(store, "broken", B)
+    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", f"{A}\n{C}")
+    _mark(store, "broken", A, C)
+    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", None)
+    _mark(store, "ok", A, B, C)
+    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", f"{B}\n{A}\n{C}")
+
+
+def test_writes_leave_out_links_known_broken(store: Store) -> None:
+    with store.transaction() as tx:
+        organisation_id = _organisation(tx)
+    _mark(store, "broken", A)
+    with store.transaction() as tx:
+        tx.insert_record(
+            _with_locations("urn:nbn:fi:demo-1", Location(A), Location(B)), organisation_id
+        )
+        tx.insert_records(
+            [_with_locations("urn:nbn:fi:demo-2", Location(A), Location(C))],
+            {"Library": organisation_id},
+        )
+        imported = [_with_locations("urn:nbn:fi:demo-3", Location(A), Location(B))]
+        tx.import_batch(
+            imported,
+            {"Library": organisation_id},
+            [
+                {
+                    "urn": "urn:nbn:fi:demo-3",
+                    "status": "active",
+                    "metadata": {},
+                    "successors": [],
+                    "note": None,
+                    "locations": [{"url": A, "priority": 1}, {"url": B, "priority": 1}],
+                }
+            ],
+        )
+        record_id = tx.record_id("urn:nbn:fi:demo-1")
+        assert record_id is not None
+        tx.update_record(record_id, _with_locations("urn:nbn:fi:demo-1", Location(C), Location(A)))
+    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", C)
+    assert store.resolution_row("urn:nbn:fi:demo-2") == ("active", C)
+    assert store.resolution_row("urn:nbn:fi:demo-3") == ("active", B)
+
+
+def test_upgrading_fills_in_the_targets_of_stored_records(empty_store: Store) -> None:
+    empty_store.upgrade("0001")
+    moment = datetime.now(UTC)
+    with empty_store.engine.begin() as connection:
+        organisation_id = connection.execute(
+            sa.text("INSERT INTO organisations (name, created) VALUES ('L', :t) RETURNING id"),
+            {"t": moment},
+        ).scalar_one()
+        for key, urls in (("urn:nbn:fi:demo-1", [(2, A), (1, B)]), ("urn:nbn:fi:demo-2", [])):
+            record_id = connection.execute(
+                sa.text(
+                    "INSERT INTO records (equivalence_key, urn, prefix, status, metadata, "
+                    "successors, owner_id, created, updated) VALUES (:k, :k, 'fi:demo', "
+                    "'active', '{}', '[]', :o, :t, :t) RETURNING id"
+                ),
+                {"k": key, "o": organisation_id, "t": moment},
+            ).scalar_one()
+            for priority, url in urls:
+                connection.execute(
+                    sa.text(
+                        "INSERT INTO locations (record_id, url, priority, owner_id) "
+                        "VALUES (:r, :u, :p, :o)"
+                    ),
+                    {"r": record_id, "u": url, "p": priority, "o": organisation_id},
+                )
+    empty_store.upgrade()
+    assert empty_store.resolution_row("urn:nbn:fi:demo-1") == ("active", f"{B}\n{A}")
+    assert empty_store.resolution_row("urn:nbn:fi:demo-2") == ("active", None)

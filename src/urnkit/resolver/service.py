@@ -197,13 +197,14 @@ class Service:
 
     @staticmethod
     def _redirect(urn: URN, row: ResolutionRow | None) -> Resolution | None:
-        """The redirect to an active record's best location; None when the answer needs the
-        whole record (no location, or deactivated)."""
+        """The redirect to an active record's best location not known broken; None when the
+        answer needs the whole record (no such location, or deactivated)."""
         if row is None:
             raise NotFoundError(f"no URN equivalent to {urn.assigned_name} is registered here")
-        status, url = row
-        if status == "active" and url is not None:
-            return Resolution("redirect", urn, with_q_component(url, urn.q_component or ""))
+        status, targets = row
+        if status == "active" and targets is not None:
+            best = targets.partition("\n")[0]
+            return Resolution("redirect", urn, with_q_component(best, urn.q_component or ""))
         return None
 
     def _from_record(self, urn: URN) -> Resolution:

@@ -24,11 +24,11 @@ import hashlib
 import json
 import queue
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from importlib.resources import files
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -39,6 +39,7 @@ from sqlalchemy.pool import StaticPool
 from urnkit.resolver.domain import HistoryEntry, Location, Principal, Record
 
 DEFAULT_DATABASE_URL = "sqlite:///urnkit.db"
+T = TypeVar("T")
 
 metadata = sa.MetaData()
 _JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
@@ -85,6 +86,8 @@ records = sa.Table(
     sa.Column("owner_id", sa.ForeignKey("organisations.id"), nullable=False),
     sa.Column("created", _TIME, nullable=False),
     sa.Column("updated", _TIME, nullable=False),
+    # What resolution redirects to, best first, one URL a line: see _targets. NULL when none.
+    sa.Column("targets", sa.Text),
 )
 locations = sa.Table(
     "locations",
@@ -96,6 +99,8 @@ locations = sa.Table(
     sa.Column("label", sa.Text),
     sa.Column("media_type", sa.String(255)),
     sa.Column("owner_id", sa.ForeignKey("organisations.id"), nullable=False),
+    # Reverse lookup by URL, and the records a link status change concerns.
+    sa.Index("ix_locations_url", "url", postgresql_using="hash"),
 )
 history = sa.Table(
     "history",
@@ -118,6 +123,39 @@ idempotency_keys = sa.Table(
     sa.Column("created", _TIME, nullable=False),
 )
 
+# The last known state of each location URL ("ok" or "broken"), keyed by the URL's SHA-256
+# (PostgreSQL's btree keys cannot hold URLs of 4,000 characters), and every check made.
+links = sa.Table(
+    "links",
+    metadata,
+    sa.Column("url_hash", sa.String(64), primary_key=True),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("http_status", sa.Integer),
+    sa.Column("detail", sa.Text),
+    sa.Column("failures", sa.Integer, nullable=False),  # consecutive failed checks
+    sa.Column("since", _TIME, nullable=False),  # when the status last changed
+    sa.Column("checked", _TIME, nullable=False),
+)
+link_checks = sa.Table(
+    "link_checks",
+    metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True),
+    sa.Column("url_hash", sa.ForeignKey("links.url_hash"), nullable=False, index=True),
+    sa.Column("at", _TIME, nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("http_status", sa.Integer),
+    sa.Column("detail", sa.Text),
+)
+# Resolutions per delegated prefix per day (UTC), for the statistics page.
+resolution_counts = sa.Table(
+    "resolution_counts",
+    metadata,
+    sa.Column("prefix", sa.String(200), primary_key=True),
+    sa.Column("day", sa.Date, primary_key=True),
+    sa.Column("count", sa.BigInteger, nullable=False),
+)
+
 
 def now() -> datetime:
     """The current time in UTC, the only time zone stored."""
@@ -138,6 +176,26 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def url_hash(url: str) -> str:
+    """The key of a URL in the ``links`` table: its SHA-256.
+
+    >>> url_hash("https://example.org/")[:12]
+    '0f115db062b7'
+    """
+    return hashlib.sha256(url.encode()).hexdigest()
+
+
+def resolution_targets(found: Sequence[Location], broken: Collection[str]) -> str | None:
+    """What ``records.targets`` holds: the URLs of ``found`` (best first) not in ``broken``, one
+    a line (a stored URL holds no line break: ``check_locations``); None when none is left.
+
+    >>> resolution_targets([Location("https://a.example/"), Location("https://b.example/")],
+    ...                    {"https://a.example/"})
+    'https://b.example/'
+    """
+    return "\n".join(loc.url for loc in found if loc.url not in broken) or None
+
+
 # PostgreSQL imports (Transaction.import_batch): each record's document (its history entry,
 # which holds the record whole) is COPied into a session's temporary table with its key, then
 # one statement inserts the free ones into records, locations (in order) and history.
@@ -149,20 +207,21 @@ _IMPORT_COLUMNS = (
     "actor",
     "created",
     "updated",
+    "targets",
     "document",
 )
 _IMPORT_STAGE = """
 CREATE TEMPORARY TABLE IF NOT EXISTS urnkit_import (
     seq integer, equivalence_key text, prefix text, owner_id integer, actor text,
-    created timestamptz, updated timestamptz, document jsonb
+    created timestamptz, updated timestamptz, targets text, document jsonb
 )"""
 _IMPORT = sa.text("""
 WITH inserted AS (
     INSERT INTO records (equivalence_key, urn, prefix, status, metadata, successors, note,
-                         owner_id, created, updated)
+                         owner_id, created, updated, targets)
     SELECT equivalence_key, document ->> 'urn', prefix, document ->> 'status',
            document -> 'metadata', document -> 'successors', document ->> 'note', owner_id,
-           created, updated
+           created, updated, targets
     FROM urnkit_import ORDER BY seq
     ON CONFLICT (equivalence_key) DO NOTHING
     RETURNING id, equivalence_key
@@ -225,6 +284,16 @@ def create_engine(url: str) -> Engine:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
 
     return engine
+
+
+def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    """``items`` in slices of ``size`` (queries with IN lists the drivers accept).
+
+    >>> list(_chunks([1, 2, 3], 2))
+    [[1, 2], [3]]
+    """
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 def _record(row: Any, found: Sequence[Location] = ()) -> Record:
@@ -448,6 +517,9 @@ class Transaction:
                 owner_id=owner_id,
                 created=record.created,
                 updated=record.updated,
+                targets=resolution_targets(
+                    record.locations, self.broken_urls(loc.url for loc in record.locations)
+                ),
             )
             .on_conflict_do_nothing()
             .returning(records.c.id)
@@ -457,11 +529,51 @@ class Transaction:
             self._insert_locations(record_id, record.locations, owner_id)
         return record_id
 
+    def broken_urls(self, urls: Iterable[str]) -> set[str]:
+        """Which of ``urls`` link checking last found broken."""
+        found: set[str] = set()
+        for chunk in _chunks(list({url_hash(url) for url in urls}), 1_000):
+            query = sa.select(links.c.url).where(
+                links.c.url_hash.in_(chunk), links.c.status == "broken"
+            )
+            found.update(self.connection.scalars(query))
+        return found
+
+    def refresh_targets(self, urls: Collection[str]) -> int:
+        """Recompute ``records.targets`` of every record with a location at one of ``urls``
+        (after their link status changed); how many records that was."""
+        if not urls:
+            return 0
+        record_ids: set[int] = set()
+        for chunk in _chunks(list(urls), 1_000):
+            query = sa.select(locations.c.record_id).where(locations.c.url.in_(chunk))
+            record_ids.update(self.connection.scalars(query))
+        changed = 0
+        for ids in _chunks(sorted(record_ids), 1_000):
+            found: dict[int, list[Location]] = {record_id: [] for record_id in ids}
+            for row in self.connection.execute(
+                sa.select(locations.c.record_id, locations.c.url)
+                .where(locations.c.record_id.in_(ids))
+                .order_by(locations.c.priority, locations.c.id)
+            ):
+                found[row.record_id].append(Location(row.url))
+            broken = self.broken_urls(loc.url for locs in found.values() for loc in locs)
+            self.connection.execute(
+                sa.update(records)
+                .where(records.c.id == sa.bindparam("record_id"))
+                .values(targets=sa.bindparam("new_targets")),
+                [
+                    {"record_id": rid, "new_targets": resolution_targets(locs, broken)}
+                    for rid, locs in found.items()
+                ],
+            )
+            changed += len(found)
+        return changed
+
     def present_keys(self, keys: Sequence[str]) -> set[str]:
         """Which of ``keys`` are registered (queried in chunks the drivers accept)."""
         found: set[str] = set()
-        for start in range(0, len(keys), 1_000):
-            chunk = keys[start : start + 1_000]
+        for chunk in _chunks(keys, 1_000):
             query = sa.select(records.c.equivalence_key).where(records.c.equivalence_key.in_(chunk))
             found.update(self.connection.scalars(query))
         return found
@@ -481,6 +593,7 @@ class Transaction:
             # statements faster per row (benchmarks/resolve_bench.py); SQLite does not mind.
             .execution_options(insertmanyvalues_page_size=100)
         )
+        broken = self.broken_urls(loc.url for r in batch for loc in r.locations)
         rows = self.connection.execute(
             statement,
             [
@@ -495,6 +608,7 @@ class Transaction:
                     "owner_id": owner_ids[r.owner],
                     "created": r.created,
                     "updated": r.updated,
+                    "targets": resolution_targets(r.locations, broken),
                 }
                 for r in batch
             ],
@@ -541,6 +655,7 @@ class Transaction:
         self.connection.exec_driver_sql(_IMPORT_STAGE)
         # Compiling the statement (JIT) took twice as long as running it on 5,000 rows.
         self.connection.exec_driver_sql("SET LOCAL jit = off")
+        broken = self.broken_urls(loc.url for r in batch for loc in r.locations)
         cursor = self.connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         with cursor.copy(f"COPY urnkit_import ({', '.join(_IMPORT_COLUMNS)}) FROM STDIN") as copy:
             for seq, (r, doc) in enumerate(zip(batch, documents, strict=True)):
@@ -553,6 +668,7 @@ class Transaction:
                         r.owner,
                         r.created,
                         r.updated,
+                        resolution_targets(r.locations, broken),
                         json.dumps(doc),
                     )
                 )
@@ -574,6 +690,9 @@ class Transaction:
                 successors=list(record.successors),
                 note=record.note,
                 updated=record.updated,
+                targets=resolution_targets(
+                    record.locations, self.broken_urls(loc.url for loc in record.locations)
+                ),
             )
         )
         self.connection.execute(sa.delete(locations).where(locations.c.record_id == record_id))
@@ -654,7 +773,8 @@ class Transaction:
 
 
 ResolutionRow = tuple[str, str | None]
-"""What resolution reads of a record: its status and its best location's URL (None if none)."""
+"""What resolution reads of a record: its status and its targets (``records.targets``: the URLs
+to redirect to, best first, one a line; None if none)."""
 
 
 _DriverSQL = tuple[str, Callable[[Any], Any]]
@@ -764,7 +884,7 @@ class _BatchedLookups:
                     with suppress(Exception):
                         connection.close()
                 connection = None
-        found = {key: (status, url) for key, status, url in rows or ()}
+        found = {key: (status, targets) for key, status, targets in rows or ()}
         answers: dict[asyncio.AbstractEventLoop, list[tuple[Any, ResolutionRow | None]]] = {}
         for key, future, loop in batch:
             answers.setdefault(loop, []).append((future, found.get(key)))
@@ -837,25 +957,17 @@ class Store:
 
     # The hot path's queries, built once: building a statement and its cache key on every
     # resolution cost more than running it (benchmarks/resolve_bench.py).
-    _best_url = (
-        sa.select(locations.c.url)
-        .where(locations.c.record_id == records.c.id)
-        .order_by(locations.c.priority, locations.c.id)
-        .limit(1)
-        .scalar_subquery()
-        .label("url")
-    )
-    _resolution_query = sa.select(records.c.status, _best_url).where(
+    _resolution_query = sa.select(records.c.status, records.c.targets).where(
         records.c.equivalence_key == sa.bindparam("key")
     )
     _resolution_keys = sa.bindparam("keys", type_=postgresql.ARRAY(sa.String))
     _resolution_batch_query = sa.select(
-        records.c.equivalence_key, records.c.status, _best_url
+        records.c.equivalence_key, records.c.status, records.c.targets
     ).where(records.c.equivalence_key == sa.any_(_resolution_keys))
 
     def resolution_row(self, key: str) -> ResolutionRow | None:
-        """One indexed query for a record's status and its best location (the lowest priority
-        number, then the first added), or None: resolution's read, for synchronous callers."""
+        """One indexed query for a record's status and targets (see :data:`ResolutionRow`),
+        or None: resolution's read, for synchronous callers."""
         with self.engine.connect() as connection:
             connection = connection.execution_options(urnkit_read_only=True)
             if connection.dialect.name == "postgresql":
@@ -863,7 +975,7 @@ class Store:
                 # round trips. (On SQLite a read BEGIN costs less than switching modes.)
                 connection = connection.execution_options(isolation_level="AUTOCOMMIT")
             row = connection.execute(self._resolution_query, {"key": key}).first()
-        return None if row is None else (row.status, row.url)
+        return None if row is None else (row.status, row.targets)
 
     async def resolution_row_async(self, key: str) -> ResolutionRow | None:
         """:meth:`resolution_row` for the event loop: the hot path of ``GET /{urn}``.
