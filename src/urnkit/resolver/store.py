@@ -180,7 +180,7 @@ def url_hash(url: str) -> str:
     """The key of a URL in the ``links`` table: its SHA-256.
 
     >>> url_hash("https://example.org/")[:12]
-    '0f115db062b7'
+    '8198d1bac40a'
     """
     return hashlib.sha256(url.encode()).hexdigest()
 

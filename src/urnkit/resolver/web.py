@@ -371,6 +371,10 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         ),
         docs_url="/docs",
         redoc_url=None,
+        # FastAPI's native OpenTelemetry asks, on every request, whether a tracer, meter or
+        # logger provider is configured (environment lookups): ~4 µs of a 25 µs resolution.
+        # Off; /metrics serves the numbers.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     metrics = Metrics(service)
     app.add_middleware(metrics.middleware)
