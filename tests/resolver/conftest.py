@@ -16,7 +16,14 @@ from pathlib import Path
 
 import httpx
 import pytest
-from resolver_support import DATABASES, Resolver, Server, fresh_database, set_up_resolver
+from resolver_support import (
+    DATABASES,
+    Resolver,
+    Server,
+    fresh_database,
+    set_up_resolver,
+    statistics_interval,
+)
 
 
 @pytest.fixture(params=DATABASES)
@@ -78,3 +85,19 @@ def unique() -> str:
 def _no_proxy() -> None:
     """Local servers are reached directly, whatever proxy the environment names."""
     os.environ["NO_PROXY"] = "127.0.0.1,localhost"
+
+
+STATISTICS_INTERVAL = 1  # seconds between flushes of the resolution counts in counting_resolver
+
+
+@pytest.fixture(scope="session", params=DATABASES)
+def counting_resolver(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Resolver]:
+    """A resolver like ``resolver`` whose server flushes its resolution counts every
+    ``STATISTICS_INTERVAL`` seconds (for the statistics pages), on a database of its own."""
+    directory = tmp_path_factory.mktemp(f"counting-{request.param}")
+    with fresh_database(request.param, directory) as url:
+        set_up = set_up_resolver(url)
+        with statistics_interval(STATISTICS_INTERVAL), Server(url) as server:
+            yield Resolver(server.base_url, url, **set_up)
