@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from html.parser import HTMLParser
 from typing import Any
@@ -20,13 +19,6 @@ from resolver_support import Resolver, Server, statistics_interval
 
 from urnkit.resolver.pages import search_kind
 from urnkit.resolver.statistics import ResolutionTally
-
-
-@pytest.fixture
-def client(counting_resolver: Resolver) -> Iterator[httpx.Client]:
-    """The registrant of "Test Library" (prefix fi:test) on the counting resolver."""
-    with counting_resolver.client(counting_resolver.registrant_token) as client:
-        yield client
 
 
 def register(client: httpx.Client, urn: str, title: str, *urls: str) -> None:
@@ -77,55 +69,55 @@ def tables(html: str) -> _Tables:
 # --- search ----------------------------------------------------------------------------------
 
 
-def test_search_by_urn_finds_the_record_of_an_equivalent_urn(client: httpx.Client) -> None:
+def test_search_by_urn_finds_the_record_of_an_equivalent_urn(api: httpx.Client) -> None:
     token = secrets.token_hex(6)
-    register(client, f"urn:nbn:fi:test-{token}", f"Found by URN {token}")
+    register(api, f"urn:nbn:fi:test-{token}", f"Found by URN {token}")
     # RFC 8141 §3.1: "URN", the NID and (for URN:NBN, RFC 8458 §4.3) the prefix are
     # case-insensitive, so this spelling is the same URN.
-    found = client.get("/api/v1/search", params={"urn": f"URN:NBN:FI:TEST-{token}"})
+    found = api.get("/api/v1/search", params={"urn": f"URN:NBN:FI:TEST-{token}"})
     assert found.status_code == 200
     assert [r["urn"] for r in found.json()["records"]] == [f"urn:nbn:fi:test-{token}"]
     assert found.json()["next_cursor"] is None
-    absent = client.get("/api/v1/search", params={"urn": f"urn:nbn:fi:test-{token}x"})
+    absent = api.get("/api/v1/search", params={"urn": f"urn:nbn:fi:test-{token}x"})
     assert absent.status_code == 200
     assert absent.json() == {"records": [], "next_cursor": None}
-    page = client.get("/search", params={"q": f"urn:nbn:fi:test-{token}x"})
+    page = api.get("/search", params={"q": f"urn:nbn:fi:test-{token}x"})
     assert "is registered here" in page.text
     assert f"No URN equivalent to <code>urn:nbn:fi:test-{token}x</code>" in page.text
 
 
-def test_search_for_an_invalid_urn_says_where_it_stops_being_one(client: httpx.Client) -> None:
+def test_search_for_an_invalid_urn_says_where_it_stops_being_one(api: httpx.Client) -> None:
     # RFC 8141 §2: the NSS needs at least one character.
-    answer = client.get("/api/v1/search", params={"urn": "urn:nbn:"})
+    answer = api.get("/api/v1/search", params={"urn": "urn:nbn:"})
     assert answer.status_code == 400
     assert answer.headers["content-type"] == "application/problem+json"
     assert answer.json()["position"] == 8
-    page = client.get("/search", params={"q": "urn:nbn:"})
+    page = api.get("/search", params={"q": "urn:nbn:"})
     assert page.status_code == 400
     assert page.headers["content-type"].startswith("text/html")
     assert 'role="alert"' in page.text
     assert "  urn:nbn:\n          ^" in page.text  # the caret under position 8
 
 
-def test_search_by_url_is_a_reverse_lookup(client: httpx.Client) -> None:
+def test_search_by_url_is_a_reverse_lookup(api: httpx.Client) -> None:
     token = secrets.token_hex(6)
     shared, other = f"https://example.org/{token}/shared", f"https://example.org/{token}/other"
-    register(client, f"urn:nbn:fi:test-{token}a", "A", shared)
-    register(client, f"urn:nbn:fi:test-{token}b", "B", other, shared)
-    register(client, f"urn:nbn:fi:test-{token}c", "C", other)
-    found = client.get("/api/v1/search", params={"url": shared}).json()["records"]
+    register(api, f"urn:nbn:fi:test-{token}a", "A", shared)
+    register(api, f"urn:nbn:fi:test-{token}b", "B", other, shared)
+    register(api, f"urn:nbn:fi:test-{token}c", "C", other)
+    found = api.get("/api/v1/search", params={"url": shared}).json()["records"]
     assert [r["urn"] for r in found] == [f"urn:nbn:fi:test-{token}a", f"urn:nbn:fi:test-{token}b"]
-    assert client.get("/api/v1/search", params={"url": shared + "x"}).json()["records"] == []
-    page = client.get("/search", params={"q": shared})  # detected as a URL
+    assert api.get("/api/v1/search", params={"url": shared + "x"}).json()["records"] == []
+    page = api.get("/search", params={"q": shared})  # detected as a URL
     assert page.text.count(f'<a href="/urn:nbn:fi:test-{token}') == 2
 
 
-def test_search_by_title_is_case_insensitive_literal_and_paged(client: httpx.Client) -> None:
+def test_search_by_title_is_case_insensitive_literal_and_paged(api: httpx.Client) -> None:
     token = secrets.token_hex(6)
     titles = [f"{token} Alpha 100% sure", f"{token} ALPHA_beta", f"{token} gamma alpha"]
     for number, title in enumerate(titles):
-        register(client, f"urn:nbn:fi:test-{token}-{number}", title)
-    register(client, f"urn:nbn:fi:test-{token}-x", f"{token} Alp ha")
+        register(api, f"urn:nbn:fi:test-{token}-{number}", title)
+    register(api, f"urn:nbn:fi:test-{token}-x", f"{token} Alp ha")
 
     def all_pages(text: str) -> list[str]:
         urns: list[str] = []
@@ -134,7 +126,7 @@ def test_search_by_title_is_case_insensitive_literal_and_paged(client: httpx.Cli
             params: dict[str, str | int] = {"title": text, "limit": 1}
             if cursor is not None:
                 params["cursor"] = cursor
-            page = client.get("/api/v1/search", params=params).json()
+            page = api.get("/api/v1/search", params=params).json()
             assert len(page["records"]) <= 1
             urns += [r["urn"] for r in page["records"]]
             cursor = page["next_cursor"]
@@ -147,8 +139,8 @@ def test_search_by_title_is_case_insensitive_literal_and_paged(client: httpx.Cli
     # "%" and "_" are characters here, not LIKE's wildcards (as such they would match more).
     assert all_pages(f"{token} a%a") == []
     assert all_pages(f"{token} alpha_") == [f"urn:nbn:fi:test-{token}-1"]
-    assert all_pages("100% s") == [f"urn:nbn:fi:test-{token}-0"]
-    html = client.get("/search", params={"q": token, "by": "title"}).text
+    assert f"urn:nbn:fi:test-{token}-0" in all_pages("100% s")
+    html = api.get("/search", params={"q": token, "by": "title"}).text
     assert html.count(f'<a href="/urn:nbn:fi:test-{token}-') == 4
     assert 'rel="next"' not in html  # 4 results fit one page of 20
 
@@ -163,9 +155,9 @@ def test_search_by_title_is_case_insensitive_literal_and_paged(client: httpx.Cli
     ],
 )
 def test_search_refuses_what_it_cannot_search_for(
-    client: httpx.Client, params: dict[str, str], detail: str
+    api: httpx.Client, params: dict[str, str], detail: str
 ) -> None:
-    answer = client.get("/api/v1/search", params=params)
+    answer = api.get("/api/v1/search", params=params)
     assert answer.status_code == 422
     assert detail in answer.json()["detail"]
 
@@ -188,30 +180,29 @@ def register_rows(client: httpx.Client) -> dict[str, list[str]]:
 
 
 def test_the_register_lists_each_prefix_its_organisation_and_urns(
-    client: httpx.Client, counting_resolver: Resolver
+    api: httpx.Client, admin: httpx.Client
 ) -> None:
     # RFC 8458 §4.3: the register of sub-namespaces is public.
     token = secrets.token_hex(4)
     sub = f"fi:test:r{token}"
-    with counting_resolver.client(counting_resolver.admin_token) as admin:
-        body = {"prefix": sub, "organisation": "Test Library"}
-        assert admin.post("/api/v1/prefixes", json=body).status_code == 201
-    before = register_rows(client)
+    body = {"prefix": sub, "organisation": "Test Library"}
+    assert admin.post("/api/v1/prefixes", json=body).status_code == 201
+    before = register_rows(api)
     assert before[sub] == [sub, "Test Library", "sequential", "0"]
     assert before["fi:other"][1:3] == ["Other Library", "random"]
-    register(client, f"urn:nbn:fi:test-{token}", "top")
-    register(client, f"urn:nbn:fi:test:r{token}-1", "sub")
-    register(client, f"urn:nbn:fi:test:r{token}-2", "sub")
-    after = register_rows(client)
+    register(api, f"urn:nbn:fi:test-{token}", "top")
+    register(api, f"urn:nbn:fi:test:r{token}-1", "sub")
+    register(api, f"urn:nbn:fi:test:r{token}-2", "sub")
+    after = register_rows(api)
     # A URN counts for the longest delegated prefix covering its own.
     assert int(after["fi:test"][3]) == int(before["fi:test"][3]) + 1
     assert after[sub][3] == "2"
-    json_register = client.get("/api/v1/prefixes").json()
+    json_register = api.get("/api/v1/prefixes").json()
     assert {"prefix": sub, "organisation": "Test Library", "generator": "sequential"} in (
         json_register
     )
     assert sorted(after) == sorted(entry["prefix"] for entry in json_register)
-    assert 'href="/api/v1/prefixes"' in client.get("/prefixes").text
+    assert 'href="/api/v1/prefixes"' in api.get("/prefixes").text
 
 
 # --- statistics --------------------------------------------------------------------------------
@@ -232,48 +223,48 @@ def wait_for(condition: Any, seconds: float = 10) -> None:
 
 
 def test_statistics_count_resolutions_of_registered_urns_per_prefix_per_day(
-    client: httpx.Client, counting_resolver: Resolver
+    api: httpx.Client, admin: httpx.Client
 ) -> None:
     token = secrets.token_hex(4)
     prefix = f"fi:test:s{token}"
-    with counting_resolver.client(counting_resolver.admin_token) as admin:
-        admin.post("/api/v1/prefixes", json={"prefix": prefix, "organisation": "Test Library"})
+    body = {"prefix": prefix, "organisation": "Test Library"}
+    assert admin.post("/api/v1/prefixes", json=body).status_code == 201
     urn = f"urn:nbn:{prefix}-1"
-    register(client, urn, "counted", "https://example.org/counted")
+    register(api, urn, "counted", "https://example.org/counted")
     for spelling in (urn, urn.upper(), urn + "?=page=2", urn, urn):
-        assert client.get(f"/{spelling}").status_code == 302
-    assert client.get(f"/{urn}x").status_code == 404  # not registered: not counted
-    wait_for(lambda: statistics(client, prefix) >= 5)
+        assert api.get(f"/{spelling}").status_code == 302
+    assert api.get(f"/{urn}x").status_code == 404  # not registered: not counted
+    wait_for(lambda: statistics(api, prefix) >= 5)
     time.sleep(1.5)  # one more flush: nothing counted twice
-    assert statistics(client, prefix) == 5
-    page = client.get("/statistics", params={"days": 1})
+    assert statistics(api, prefix) == 5
+    page = api.get("/statistics", params={"days": 1})
     today = datetime.now(UTC).date().isoformat()
     assert [today, prefix, "5"] in tables(page.text).rows
     assert tables(page.text).captions == ["Resolutions per prefix per day, the newest day first"]
-    answer = client.get("/api/v1/statistics", params={"days": 7}).json()
+    answer = api.get("/api/v1/statistics", params={"days": 7}).json()
     assert answer["since"] == (datetime.now(UTC).date() - timedelta(days=6)).isoformat()
-    assert client.get("/api/v1/statistics", params={"days": 0}).status_code == 422
+    assert api.get("/api/v1/statistics", params={"days": 0}).status_code == 422
 
 
 def test_servers_sharing_a_database_add_up_and_flush_when_stopped(
-    client: httpx.Client, counting_resolver: Resolver
+    api: httpx.Client, admin: httpx.Client, resolver: Resolver
 ) -> None:
     token = secrets.token_hex(4)
     prefix = f"fi:test:m{token}"
-    with counting_resolver.client(counting_resolver.admin_token) as admin:
-        admin.post("/api/v1/prefixes", json={"prefix": prefix, "organisation": "Test Library"})
+    body = {"prefix": prefix, "organisation": "Test Library"}
+    assert admin.post("/api/v1/prefixes", json=body).status_code == 201
     urn = f"urn:nbn:{prefix}-1"
-    register(client, urn, "counted twice over", "https://example.org/m")
+    register(api, urn, "counted twice over", "https://example.org/m")
     # A second server on the same database that would flush only in an hour: its counts
     # reach the database when it stops (SIGTERM), and add to the first server's.
-    with statistics_interval(3600), Server(counting_resolver.database_url) as second:
+    with statistics_interval(3600), Server(resolver.database_url) as second:
         for _ in range(4):
             assert httpx.get(f"{second.base_url}/{urn}").status_code == 302
         for _ in range(3):
-            assert client.get(f"/{urn}").status_code == 302
-        wait_for(lambda: statistics(client, prefix) >= 3)
-        assert statistics(client, prefix) == 3
-    assert statistics(client, prefix) == 7
+            assert api.get(f"/{urn}").status_code == 302
+        wait_for(lambda: statistics(api, prefix) >= 3)
+        assert statistics(api, prefix) == 3
+    assert statistics(api, prefix) == 7
 
 
 def test_the_tally_sums_per_prefix_and_day_and_keeps_what_failed_to_flush() -> None:
@@ -313,18 +304,18 @@ def scrape(client: httpx.Client) -> dict[tuple[str, tuple[tuple[str, str], ...]]
 
 
 def test_metrics_count_requests_resolutions_and_records(
-    client: httpx.Client, counting_resolver: Resolver
+    api: httpx.Client, resolver: Resolver
 ) -> None:
     token = secrets.token_hex(6)
-    register(client, f"urn:nbn:fi:test-{token}", "metered", "https://example.org/metered")
-    register(client, f"urn:nbn:fi:test-{token}s", "a surrogate: no location")
-    before = scrape(client)
-    assert client.get(f"/urn:nbn:fi:test-{token}").status_code == 302
-    assert client.get(f"/urn:nbn:fi:test-{token}").status_code == 302
-    assert client.get(f"/urn:nbn:fi:test-{token}s").status_code == 200
-    assert client.get(f"/urn:nbn:fi:test-{token}x").status_code == 404
-    assert client.get("/urn:nbn:").status_code == 400
-    after = scrape(client)
+    register(api, f"urn:nbn:fi:test-{token}", "metered", "https://example.org/metered")
+    register(api, f"urn:nbn:fi:test-{token}s", "a surrogate: no location")
+    before = scrape(api)
+    assert api.get(f"/urn:nbn:fi:test-{token}").status_code == 302
+    assert api.get(f"/urn:nbn:fi:test-{token}").status_code == 302
+    assert api.get(f"/urn:nbn:fi:test-{token}s").status_code == 200
+    assert api.get(f"/urn:nbn:fi:test-{token}x").status_code == 404
+    assert api.get("/urn:nbn:").status_code == 400
+    after = scrape(api)
 
     def grew(name: str, **labels: str) -> float:
         key = (name, tuple(sorted(labels.items())))
@@ -338,7 +329,8 @@ def test_metrics_count_requests_resolutions_and_records(
     assert grew("urnkit_http_requests_total", route=route, status="2xx") == 1
     assert grew("urnkit_http_requests_total", route=route, status="4xx") == 2
     assert grew("urnkit_http_requests_total", route="/metrics", status="2xx") == 1
-    exported = client.get("/api/v1/urns", params={"prefix": "fi", "limit": 1000}).json()
-    active = sum(1 for record in exported["records"] if record["status"] == "active")
-    assert after[("urnkit_records", (("status", "active"),))] == active
+    register(api, f"urn:nbn:fi:test-{token}n", "one more")
+    assert scrape(api)[("urnkit_records", (("status", "active"),))] == (
+        after[("urnkit_records", (("status", "active"),))] + 1
+    )
     assert after[("process_cpu_seconds_total", ())] > 0
