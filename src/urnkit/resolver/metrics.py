@@ -1,10 +1,12 @@
 """``GET /metrics``: the server's counters in the Prometheus text exposition format.
 
-Requests (by route and status class) and resolutions (by outcome) are counted in plain dicts,
-an increment of ~100 ns on the hot path; they become Prometheus metrics only when scraped
-(:meth:`Metrics.collect`), together with the records by status, read from the database then,
-and prometheus_client's process, platform and garbage-collector metrics. Each server process
-counts for itself: with ``--workers N`` a scrape reaches one of them.
+Requests (by route and status class) and resolutions (by outcome) are counted in plain dicts;
+they become Prometheus metrics only when scraped (:meth:`Metrics.collect`), together with the
+records by status, read from the database then, and prometheus_client's process, platform and
+garbage-collector metrics. Resolution, the hot path, costs one dict increment (its outcome):
+its requests are counted from their outcomes, not by the request middleware (~2 µs a request;
+passing a resolution through costs it ~0.5 µs). Each server process counts for itself: with
+``--workers N`` a scrape reaches one of them.
 
 >>> from urnkit.resolver.service import Service
 >>> from urnkit.resolver.store import Store
@@ -36,7 +38,17 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from urnkit.resolver.service import Service
 
-Outcome = Literal["redirect", "surrogate", "gone", "not_found", "invalid"]
+Outcome = Literal["redirect", "surrogate", "gone", "not_found", "invalid", "error"]
+RESOLUTION_ROUTE = "/{urn:path}"
+# The status class of each outcome's response (GET /{urn}, web.py).
+_STATUS_CLASS: dict[str, str] = {
+    "redirect": "3xx",
+    "surrogate": "2xx",
+    "gone": "4xx",
+    "not_found": "4xx",
+    "invalid": "4xx",
+    "error": "5xx",
+}
 
 
 class Metrics(Collector):
@@ -57,11 +69,12 @@ class Metrics(Collector):
 
     def middleware(self, app: ASGIApp) -> ASGIApp:
         """``app``, counting each HTTP request it answers by route template and status class
-        (``2xx`` …); a request no route took is counted under the route ``other``."""
+        (``2xx`` …); a request no route took is counted under the route ``other``. Paths
+        beginning with ``/urn:`` are resolutions, which count themselves (:meth:`resolved`)."""
         requests = self.requests
 
         async def counted(scope: Scope, receive: Receive, send: Send) -> None:
-            if scope["type"] != "http":
+            if scope["type"] != "http" or scope["path"][1:5].lower() == "urn:":
                 await app(scope, receive, send)
                 return
             status = 500  # unless a response starts
@@ -87,12 +100,17 @@ class Metrics(Collector):
             "HTTP requests answered, by route template and status class",
             labels=["route", "status"],
         )
-        for (route, status), count in sorted(self.requests.items()):
+        answered = dict(self.requests)
+        for outcome, count in list(self.resolutions.items()):
+            slot = (RESOLUTION_ROUTE, _STATUS_CLASS[outcome])
+            answered[slot] = answered.get(slot, 0) + count
+        for (route, status), count in sorted(answered.items()):
             requests.add_metric([route, status], count)
         yield requests
         resolutions = CounterMetricFamily(
             "urnkit_resolutions",
-            "Resolutions (GET /{urn}) by outcome: redirect, surrogate, gone, not_found, invalid",
+            "Resolutions (GET /{urn}) by outcome: redirect, surrogate, gone, not_found, invalid, "
+            "error",
             labels=["outcome"],
         )
         for outcome, count in sorted(self.resolutions.items()):

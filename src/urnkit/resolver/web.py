@@ -736,6 +736,9 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         except (InvalidURNError, UnacceptableError):
             metrics.resolved("invalid")
             raise
+        except Exception:
+            metrics.resolved("error")
+            raise
         metrics.resolved(resolution.kind)
         if resolution.kind == "redirect":
             assert resolution.target is not None
