@@ -16,7 +16,14 @@ from pathlib import Path
 
 import httpx
 import pytest
-from resolver_support import DATABASES, Resolver, Server, fresh_database, set_up_resolver
+from resolver_support import (
+    DATABASES,
+    Resolver,
+    Server,
+    fresh_database,
+    set_up_resolver,
+    statistics_interval,
+)
 
 
 @pytest.fixture(params=DATABASES)
@@ -26,17 +33,21 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         yield url
 
 
+STATISTICS_INTERVAL = 1  # seconds between flushes of the resolution counts in ``resolver``
+
+
 @pytest.fixture(scope="session", params=DATABASES)
 def resolver(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Resolver]:
     """A running resolver per database, shared by the session's contract tests: organisations
     "Test Library" (prefix ``fi:test``) and "Other Library" (``fi:other``, random generator),
-    an admin token and a registrant token for each. Tests use URNs of their own."""
+    an admin token and a registrant token for each. Tests use URNs of their own. The server
+    flushes its resolution counts every ``STATISTICS_INTERVAL`` seconds (statistics tests)."""
     directory = tmp_path_factory.mktemp(f"resolver-{request.param}")
     with fresh_database(request.param, directory) as url:
         set_up = set_up_resolver(url)
-        with Server(url) as server:
+        with statistics_interval(STATISTICS_INTERVAL), Server(url) as server:
             yield Resolver(server.base_url, url, **set_up)
 
 

@@ -172,3 +172,18 @@ def set_up_resolver(database_url: str) -> dict[str, str]:
         "registrant_token": token("Test Library", "registrant"),
         "other_token": token("Other Library", "registrant"),
     }
+
+
+@contextmanager
+def statistics_interval(seconds: int) -> Iterator[None]:
+    """Servers started in the block flush their resolution counts every ``seconds`` seconds
+    (``URNKIT_STATISTICS_INTERVAL``, which the server process inherits)."""
+    before = os.environ.get("URNKIT_STATISTICS_INTERVAL")
+    os.environ["URNKIT_STATISTICS_INTERVAL"] = str(seconds)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["URNKIT_STATISTICS_INTERVAL"]
+        else:
+            os.environ["URNKIT_STATISTICS_INTERVAL"] = before

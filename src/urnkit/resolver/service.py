@@ -29,8 +29,10 @@ import json
 import queue
 import secrets
 import threading
+import unicodedata
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import date, timedelta
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
@@ -62,6 +64,7 @@ from urnkit.resolver.domain import (
     sequential_nbn_string,
     with_q_component,
 )
+from urnkit.resolver.statistics import DayCount, ResolutionTally
 from urnkit.resolver.store import ResolutionRow, Store, Transaction, now
 from urnkit.urn import URN
 
@@ -70,6 +73,7 @@ MAX_GENERATE = 1_000  # URNs reserved by one generation request
 T = TypeVar("T")
 LOCATION_SCHEMES = frozenset({"http", "https", "ftp"})
 MAX_LOCATIONS = 100
+MAX_STATISTICS_DAYS = 366  # the longest span the statistics show
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +174,7 @@ class Service:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self.resolutions = ResolutionTally()  # see flush_statistics
 
     # --- resolution ------------------------------------------------------------------------------
 
@@ -181,7 +186,10 @@ class Service:
         :class:`~urnkit.resolver.domain.NotFoundError`.
         """
         urn = parse_urn(text)
-        row = self.store.resolution_row(urn.equivalence_key())
+        key = urn.equivalence_key()
+        row = self.store.resolution_row(key)
+        if row is not None:
+            self.resolutions.add(key)
         return self._redirect(urn, row) or self._from_record(urn)
 
     async def resolve_async(self, text: str) -> Resolution:
@@ -189,7 +197,10 @@ class Service:
         :meth:`~urnkit.resolver.store.Store.resolution_row_async`; reading the whole record, for
         the rarer surrogate and gone answers, runs in a worker thread."""
         urn = parse_urn(text)
-        row = await self.store.resolution_row_async(urn.equivalence_key())
+        key = urn.equivalence_key()
+        row = await self.store.resolution_row_async(key)
+        if row is not None:
+            self.resolutions.add(key)
         redirect = self._redirect(urn, row)
         if redirect is None:
             return await asyncio.to_thread(self._from_record, urn)
@@ -235,12 +246,19 @@ class Service:
             return tx.history(record_id)
 
     def records(
-        self, prefix: str | None, cursor: int = 0, limit: int = 100
+        self,
+        prefix: str | None,
+        cursor: int = 0,
+        limit: int = 100,
+        *,
+        title: str | None = None,
+        url: str | None = None,
     ) -> tuple[list[Record], int | None]:
-        """A page of records (under ``prefix`` if given) and the cursor of the next page."""
+        """A page of records (under ``prefix``, with ``title`` in their title, with a location
+        at ``url``: each if given) and the cursor of the next page."""
         normalized = None if prefix is None else normalize_prefix(prefix)
         with self.store.snapshot() as tx:
-            page = tx.records(normalized, cursor, limit + 1)
+            page = tx.records(normalized, cursor, limit + 1, title=title, url=url)
         more = len(page) > limit
         page = page[:limit]
         return [record for _, record in page], (page[-1][0] if more else None)
@@ -669,6 +687,79 @@ class Service:
         while cursor is not None:
             found, cursor = self.records(prefix, cursor, page)
             yield from found
+
+    # --- the public register, statistics and search ----------------------------------------------
+
+    def register(self) -> list[tuple[str, str, str, int]]:
+        """The delegated prefixes (RFC 8458 §4.3) as (prefix, organisation, generator, URNs):
+        a URN counts for the longest delegated prefix that covers its own."""
+        with self.store.snapshot() as tx:
+            delegated = tx.prefixes()
+            by_prefix = tx.record_counts("prefix")
+        urns = dict.fromkeys((prefix for prefix, _, _ in delegated), 0)
+        for prefix, count in by_prefix.items():
+            holders = [p for p in urns if covers(p, prefix)]
+            if holders:
+                urns[max(holders, key=len)] += count
+        return [(p, name, generator, urns[p]) for p, name, generator in delegated]
+
+    def record_counts(self) -> dict[str, int]:
+        """How many records there are by status."""
+        with self.store.snapshot() as tx:
+            return tx.record_counts("status")
+
+    def flush_statistics(self) -> int:
+        """Add the resolutions counted in this process since the last flush to the database;
+        how many (prefix, day) rows that touched. A failed flush keeps its counts for the next."""
+        taken = self.resolutions.take()
+        try:
+            with self.store.transaction() as tx:
+                tx.add_resolution_counts(taken)
+        except BaseException:
+            self.resolutions.give_back(taken)
+            raise
+        return len(taken)
+
+    def statistics(self, days: int = 31) -> list[DayCount]:
+        """Resolutions per prefix per day (UTC) for the last ``days`` days, today included,
+        the newest first; only what has been flushed (:meth:`flush_statistics`)."""
+        with self.store.snapshot() as tx:
+            return tx.resolution_counts(self.statistics_since(days))
+
+    @staticmethod
+    def statistics_since(days: int) -> date:
+        """The first day (UTC) of the last ``days`` days, today included."""
+        if not 1 <= days <= MAX_STATISTICS_DAYS:
+            raise UnacceptableError(f"days is 1 to {MAX_STATISTICS_DAYS}, not {days}")
+        return now().date() - timedelta(days=days - 1)
+
+    def search(
+        self, by: Literal["urn", "url", "title"], text: str, cursor: int = 0, limit: int = 20
+    ) -> tuple[list[Record], int | None]:
+        """Records found by URN (its equivalents: one or none), by the URL of a location
+        (reverse lookup) or by a case-insensitive part of their ``metadata.title``, a page at a
+        time; the cursor of the next page. :class:`InvalidURNError` (saying where) when a URN
+        searched for is not one.
+
+        >>> Service(Store("sqlite://")).search("title", "a\\x00b")
+        Traceback (most recent call last):
+        ...
+        urnkit.resolver.domain.UnacceptableError: the title searched for holds a control character at position 1
+        """  # noqa: E501
+        if not text:
+            raise UnacceptableError(f"the {by} searched for is empty")
+        for position, character in enumerate(text):
+            if unicodedata.category(character) == "Cc":
+                raise UnacceptableError(
+                    f"the {by} searched for holds a control character at position {position}",
+                    position=position,
+                )
+        if by != "urn":
+            return self.records(None, cursor, limit, **{by: text})
+        try:
+            return [self.get(text)], None
+        except NotFoundError:
+            return [], None
 
 
 def _read_ahead(items: Iterator[T], depth: int = 2) -> Generator[T, None, None]:

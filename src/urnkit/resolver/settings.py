@@ -31,11 +31,14 @@ class Settings:
     port: int = 8000
     workers: int = 1
     server: str = "uvicorn"
+    # Seconds between flushes of the resolutions counted for the statistics (a process killed
+    # outright loses at most this many seconds of counts).
+    statistics_interval: int = 5
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from ``URNKIT_DATABASE_URL``, ``URNKIT_HOST``, ``URNKIT_PORT``,
-        ``URNKIT_WORKERS`` and ``URNKIT_SERVER``."""
+        ``URNKIT_WORKERS``, ``URNKIT_SERVER`` and ``URNKIT_STATISTICS_INTERVAL``."""
         environ = os.environ if environ is None else environ
         values: dict[str, str | int] = {}
         for field in fields(cls):
@@ -50,6 +53,8 @@ class Settings:
             else:
                 values[field.name] = text
         settings = cls(**values)  # type: ignore[arg-type]
+        if settings.statistics_interval < 1:
+            raise ValueError("URNKIT_STATISTICS_INTERVAL must be 1 (second) or more")
         if settings.server not in SERVERS:
             raise ValueError(f"URNKIT_SERVER must be one of {', '.join(SERVERS)}")
         return settings

@@ -26,7 +26,7 @@ import queue
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from importlib.resources import files
 from typing import Any, Literal
 
@@ -478,8 +478,19 @@ class Transaction:
         )
         return [Location(row.url, row.priority, row.label, row.media_type) for row in rows]
 
-    def records(self, prefix: str | None, after: int, limit: int) -> list[tuple[int, Record]]:
-        """Up to ``limit`` records with row id above ``after``, under ``prefix`` if given."""
+    def records(
+        self,
+        prefix: str | None,
+        after: int,
+        limit: int,
+        *,
+        title: str | None = None,
+        url: str | None = None,
+    ) -> list[tuple[int, Record]]:
+        """Up to ``limit`` records with row id above ``after``, under ``prefix`` if given,
+        with ``title`` in ``metadata.title`` (case-insensitive; on SQLite for ASCII letters
+        only) and a location at ``url`` if given. The title search reads every record past
+        ``after`` until ``limit`` match: no index serves a substring."""
         query = (
             sa.select(*_RECORD_COLUMNS)
             .join(organisations)
@@ -490,6 +501,15 @@ class Transaction:
         if prefix is not None:
             query = query.where(
                 sa.or_(records.c.prefix == prefix, records.c.prefix.startswith(prefix + ":"))
+            )
+        if title is not None:
+            escaped = title.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            query = query.where(
+                records.c.metadata["title"].as_string().ilike(f"%{escaped}%", escape="\\")
+            )
+        if url is not None:  # locations.url's index (a hash index on PostgreSQL)
+            query = query.where(
+                records.c.id.in_(sa.select(locations.c.record_id).where(locations.c.url == url))
             )
         rows = self.connection.execute(query).all()
         found: dict[int, list[Location]] = {row.id: [] for row in rows}
@@ -779,6 +799,39 @@ class Transaction:
                 created=now(),
             )
         )
+
+    # --- search and statistics -------------------------------------------------------------------
+
+    def add_resolution_counts(self, counts: Sequence[tuple[str, date, int]]) -> None:
+        """Add (prefix, day, count) rows to ``resolution_counts``: an upsert that adds, so that
+        processes sharing the database add up. Rows go in key order (no deadlock between two)."""
+        if not counts:
+            return
+        statement = self._insert(resolution_counts)
+        statement = statement.on_conflict_do_update(
+            index_elements=[resolution_counts.c.prefix, resolution_counts.c.day],
+            set_={"count": resolution_counts.c.count + statement.excluded["count"]},
+        )
+        self.connection.execute(
+            statement,
+            [{"prefix": p, "day": day, "count": count} for p, day, count in sorted(counts)],
+        )
+
+    def resolution_counts(self, since: date) -> list[tuple[str, date, int]]:
+        """(prefix, day, count) from ``since`` on, the newest day first, then by prefix."""
+        table = resolution_counts
+        rows = self.connection.execute(
+            sa.select(table.c.prefix, table.c.day, table.c.count)
+            .where(table.c.day >= since)
+            .order_by(table.c.day.desc(), table.c.prefix)
+        )
+        return [(row[0], row[1], row[2]) for row in rows]
+
+    def record_counts(self, by: Literal["prefix", "status"]) -> dict[str, int]:
+        """How many records there are by ``prefix`` (the URN's own) or by ``status``."""
+        column = records.c[by]
+        rows = self.connection.execute(sa.select(column, sa.func.count()).group_by(column))
+        return {row[0]: row[1] for row in rows}
 
 
 ResolutionRow = tuple[str, str | None]

@@ -12,8 +12,12 @@ Run it with ``urnkit serve``; servers import :func:`app_from_environment` as a f
 'urnkit resolver'
 """
 
+import asyncio
 import gc
-from collections.abc import Callable
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from datetime import date
 from http import HTTPStatus
 from importlib.metadata import version
 from pathlib import Path as FilePath
@@ -30,10 +34,20 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Match, Route
 from starlette.types import Scope
 
-from urnkit.resolver.domain import Location, Principal, ResolverError, UnacceptableError
+from urnkit.resolver.domain import (
+    InvalidURNError,
+    Location,
+    NotFoundError,
+    Principal,
+    ResolverError,
+    UnacceptableError,
+)
+from urnkit.resolver.metrics import Metrics
+from urnkit.resolver.pages import STATISTICS_DAYS, SearchBy, add_pages
 from urnkit.resolver.service import (
     MAX_BATCH,
     MAX_GENERATE,
+    MAX_STATISTICS_DAYS,
     Service,
     history_json,
     record_json,
@@ -234,6 +248,21 @@ def _problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 _PROBLEM_SCHEMA = Problem.model_json_schema()
 
 
+class DayCountOut(BaseModel):
+    """How many times URNs under a prefix were resolved on a day (UTC)."""
+
+    prefix: str
+    day: date
+    resolutions: int
+
+
+class StatisticsOut(BaseModel):
+    """Resolutions per prefix per day from ``since`` (UTC) on, the newest day first."""
+
+    since: date
+    counts: list[DayCountOut]
+
+
 # --- plumbing ----------------------------------------------------------------------------------
 
 
@@ -296,15 +325,44 @@ class _URNRoute(Route):
         match, child_scope = super().matches(scope)
         if match is not Match.NONE and child_scope["path_params"]["urn"][:4].lower() != "urn:":
             return Match.NONE, {}
+        child_scope["route"] = self  # as FastAPI's routes do: /metrics counts by route
         return match, child_scope
 
 
 _bearer = HTTPBearer(auto_error=False, description="An API token from `urnkit admin create-token`")
 
 
-def create_app(service: Service) -> FastAPI:
-    """The resolver's ASGI application over ``service``."""
+_log = logging.getLogger("urnkit.resolver")
+
+
+async def _flush_statistics(service: Service, interval: float) -> None:
+    """Add the counted resolutions to the database every ``interval`` seconds, off the loop."""
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            await asyncio.to_thread(service.flush_statistics)
+        except Exception:  # the database is away: the counts wait for the next flush
+            _log.exception("flushing the resolution statistics failed; retrying later")
+
+
+def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
+    """The resolver's ASGI application over ``service``; resolutions counted for the
+    statistics are flushed to the database every ``statistics_interval`` seconds and when the
+    application shuts down (a process killed outright loses up to one interval of them)."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        flushing = asyncio.create_task(_flush_statistics(service, statistics_interval))
+        try:
+            yield
+        finally:
+            flushing.cancel()
+            with suppress(asyncio.CancelledError):
+                await flushing
+            await asyncio.to_thread(service.flush_statistics)
+
     app = FastAPI(
+        lifespan=lifespan,
         title="urnkit resolver",
         version=version("urnkit"),
         description=(
@@ -318,6 +376,8 @@ def create_app(service: Service) -> FastAPI:
         # Off; /metrics serves the numbers.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
+    metrics = Metrics(service)
+    app.add_middleware(metrics.middleware)
 
     def principal(
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
@@ -595,13 +655,58 @@ def create_app(service: Service) -> FastAPI:
         service.revoke_token(token_id)
         return Response(status_code=204)
 
+    @app.get(
+        "/api/v1/search",
+        response_model=RecordPage,
+        responses=_problem_responses(400, 422),
+        tags=["records"],
+    )
+    def search(
+        urn: Annotated[str | None, Query(max_length=2000, examples=["urn:nbn:fi:demo-1"])] = None,
+        url: Annotated[str | None, Query(max_length=4000, examples=["https://example.org/"])] = (
+            None
+        ),
+        title: Annotated[str | None, Query(max_length=1000, examples=["thesis"])] = None,
+        cursor: Annotated[str | None, Query(pattern=r"^[0-9]{1,18}$")] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    ) -> dict[str, Any]:
+        """Records by ``urn`` (the record of an equivalent URN, if any), by ``url`` (those with
+        a location there) or by ``title`` (a case-insensitive part of ``metadata.title``): give
+        exactly one. Pages as ``GET /api/v1/urns`` does."""
+        given: dict[SearchBy, str | None] = {"urn": urn, "url": url, "title": title}
+        chosen = [(by, text) for by, text in given.items() if text is not None]
+        if len(chosen) != 1:
+            raise UnacceptableError("give exactly one of urn, url and title to search by")
+        by, text = chosen[0]
+        page, after = service.search(by, text, int(cursor or 0), limit)
+        return {
+            "records": [record_json(record) for record in page],
+            "next_cursor": None if after is None else str(after),
+        }
+
+    @app.get(
+        "/api/v1/statistics",
+        response_model=StatisticsOut,
+        responses=_problem_responses(422),
+        tags=["statistics"],
+    )
+    def statistics(
+        days: Annotated[int, Query(ge=1, le=MAX_STATISTICS_DAYS)] = STATISTICS_DAYS,
+    ) -> dict[str, Any]:
+        """Resolutions per prefix per day (UTC) over the last ``days`` days, today included.
+        Each server process adds its counts every few seconds, so the newest are that late."""
+        counts = service.statistics(days)
+        return {
+            "since": service.statistics_since(days),
+            "counts": [
+                {"prefix": prefix, "day": day, "resolutions": count}
+                for prefix, day, count in counts
+            ],
+        }
+
     # --- pages and resolution ------------------------------------------------------------------
 
-    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def home() -> HTMLResponse:
-        return HTMLResponse(
-            _templates.get_template("home.html").render(prefixes=service.prefixes())
-        )
+    add_pages(app, service, _templates, metrics)
 
     async def bare_redirect(request: Request) -> Response:
         """The cheapest redirect this server can give: the ceiling for resolution benchmarks.
@@ -623,7 +728,18 @@ def create_app(service: Service) -> FastAPI:
         query = request.scope.get("query_string", b"").decode("latin-1")
         if query[:1] in ("+", "="):
             text = f"{text}?{query}"
-        resolution = await service.resolve_async(text)
+        try:
+            resolution = await service.resolve_async(text)
+        except NotFoundError:
+            metrics.resolved("not_found")
+            raise
+        except (InvalidURNError, UnacceptableError):
+            metrics.resolved("invalid")
+            raise
+        except Exception:
+            metrics.resolved("error")
+            raise
+        metrics.resolved(resolution.kind)
         if resolution.kind == "redirect":
             assert resolution.target is not None
             return RedirectResponse(resolution.target, status_code=302)
@@ -691,7 +807,7 @@ def app_from_environment() -> FastAPI:
     """The application for ``URNKIT_DATABASE_URL``: the factory ``urnkit serve`` hands to the
     ASGI server, once per worker process."""
     settings = Settings.from_environment()
-    app = create_app(Service(Store(settings.database_url)))
+    app = create_app(Service(Store(settings.database_url)), settings.statistics_interval)
     # What exists now lives as long as the process. Frozen, the garbage collector stops
     # traversing it: a full collection took ~60 ms (the modules, FastAPI's and pydantic's
     # models), every second or so under load, and set the p99 latency; now it takes ~0.2 ms.

@@ -1,0 +1,263 @@
+"""The pages as a person uses them: headless Chromium against ``urnkit serve`` on SQLite and
+PostgreSQL. Each test types and clicks (or only presses keys) as a visitor would, reads what the
+page shows, and keeps a screenshot under ``test-artifacts/screenshots/``."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+from browser_support import audit, chromium, screenshot
+from resolver_support import Resolver
+from selenium.webdriver import Chrome
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.webelement import WebElement
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Chrome]:
+    """One headless Chromium for the module (each test loads its own pages)."""
+    with chromium() as driver:
+        yield driver
+
+
+@pytest.fixture
+def shot(browser: Chrome, request: pytest.FixtureRequest) -> Callable[[str], None]:
+    """Save a screenshot named after the test (and its database) and ``what``."""
+
+    def save(what: str) -> None:
+        screenshot(browser, f"{request.node.name}-{what}")
+
+    return save
+
+
+def register(client: httpx.Client, urn: str, title: str, *urls: str) -> None:
+    body = {"locations": [{"url": url} for url in urls], "metadata": {"title": title}}
+    assert client.put(f"/api/v1/urns/{urn}", json=body).status_code == 201
+
+
+def wait_until(browser: Chrome, condition: Callable[[], Any], seconds: float = 10) -> Any:
+    """The first true value of ``condition``, tried until ``seconds`` have passed."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = condition()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"gave up waiting on {browser.current_url}"
+        time.sleep(0.2)
+
+
+def search(browser: Chrome, base_url: str, text: str, by_label: str | None = None) -> None:
+    """Type ``text`` into the home page's search form, choose ``by_label``, press Search."""
+    browser.get(base_url + "/")
+    field = browser.find_element(By.ID, "q")
+    field.clear()
+    field.send_keys(text)
+    if by_label is not None:
+        browser.find_element(By.XPATH, f"//label[normalize-space()={by_label!r}]").click()
+    browser.find_element(By.XPATH, "//button[normalize-space()='Search']").click()
+    wait_until(browser, lambda: "/search?" in browser.current_url)
+
+
+def results(browser: Chrome) -> list[WebElement]:
+    return browser.find_elements(By.CSS_SELECTOR, "main ol li a")
+
+
+# --- searching ---------------------------------------------------------------------------------
+
+
+def test_the_search_form_finds_a_urn_and_links_its_landing_page(
+    browser: Chrome, resolver: Resolver, api: httpx.Client, shot: Any
+) -> None:
+    token = secrets.token_hex(5)
+    register(api, f"urn:nbn:fi:test-{token}", f"Browsed {token}", "https://example.org/b")
+    # RFC 8141 §3.1: a differently cased "URN:NBN:" is the same URN.
+    search(browser, resolver.base_url, f"URN:NBN:FI:TEST-{token}")
+    shot("results")
+    [link] = results(browser)
+    assert link.text == f"urn:nbn:fi:test-{token}"
+    # RFC 2483 §4.1 (I2C): the landing page of the URN's record.
+    assert link.get_attribute("href") == (f"{resolver.base_url}/urn:nbn:fi:test-{token}?s=I2C")
+    assert f"Browsed {token}" in link.find_element(By.XPATH, "..").text
+    search(browser, resolver.base_url, f"urn:nbn:fi:test-{token}-none")
+    assert "is registered here" in browser.find_element(By.CSS_SELECTOR, "[role=status]").text
+
+
+def test_the_search_form_explains_where_a_text_stops_being_a_urn(
+    browser: Chrome, resolver: Resolver, shot: Any
+) -> None:
+    search(browser, resolver.base_url, "urn:nbn:fi:a b")
+    shot("explanation")
+    alert = browser.find_element(By.CSS_SELECTOR, "[role=alert]")
+    # RFC 8141 §2.2: a space is not allowed in the NSS; the caret stands under it.
+    explanation = alert.find_element(By.TAG_NAME, "pre").text.splitlines()
+    assert explanation[-2:] == ["  urn:nbn:fi:a b", " " * (2 + 12) + "^"]  # position 12
+
+
+def test_the_search_form_looks_up_records_by_url_and_by_title(
+    browser: Chrome, resolver: Resolver, api: httpx.Client, shot: Any
+) -> None:
+    token = secrets.token_hex(5)
+    url = f"https://example.org/{token}/paper.pdf"
+    register(api, f"urn:nbn:fi:test-{token}a", f"Ruska {token} in Lapland", url)
+    register(api, f"urn:nbn:fi:test-{token}b", f"Kaamos {token}", url)
+    register(api, f"urn:nbn:fi:test-{token}c", f"RUSKA {token} again")
+    search(browser, resolver.base_url, url)  # detected as a URL: a reverse lookup
+    shot("by-url")
+    assert [a.text for a in results(browser)] == [
+        f"urn:nbn:fi:test-{token}a",
+        f"urn:nbn:fi:test-{token}b",
+    ]
+    search(browser, resolver.base_url, f"ruska {token}", by_label="Title")
+    shot("by-title")
+    assert [a.text for a in results(browser)] == [
+        f"urn:nbn:fi:test-{token}a",
+        f"urn:nbn:fi:test-{token}c",
+    ]
+    assert browser.find_element(By.ID, "by-title").is_selected()  # the form remembers
+
+
+def test_the_search_form_works_with_the_keyboard_alone(
+    browser: Chrome, resolver: Resolver, api: httpx.Client, shot: Any
+) -> None:
+    token = secrets.token_hex(5)
+    register(api, f"urn:nbn:fi:test-{token}", f"Keyboard {token}")
+    browser.get(resolver.base_url + "/")
+
+    def active() -> WebElement:
+        return browser.switch_to.active_element
+
+    def outline(element: WebElement) -> str:
+        return str(element.value_of_css_property("outline-style"))
+
+    active().send_keys(Keys.TAB)
+    skip = active()
+    assert skip.text == "Skip to content"  # the first stop, shown when focused
+    assert skip.is_displayed()
+    assert outline(skip) != "none"
+    skip.send_keys(Keys.ENTER)
+    assert active().get_attribute("id") == "content"
+    for _ in range(10):
+        if active().get_attribute("id") == "q":
+            break
+        active().send_keys(Keys.TAB)
+    assert active().get_attribute("id") == "q", "the search field is not reached by Tab"
+    active().send_keys(f"keyboard {token}")
+    active().send_keys(Keys.TAB)
+    assert active().get_attribute("id") == "by-auto"  # the group's checked radio button
+    for _ in range(3):  # arrows move the choice within the group: URN, URL, title
+        active().send_keys(Keys.ARROW_DOWN)
+    assert active().get_attribute("id") == "by-title"
+    assert active().is_selected()
+    active().send_keys(Keys.TAB)
+    button = active()
+    assert button.text == "Search"
+    assert outline(button) != "none"
+    shot("focused-button")
+    button.send_keys(Keys.ENTER)
+    wait_until(browser, lambda: "/search?" in browser.current_url)
+    shot("results")
+    assert [a.text for a in results(browser)] == [f"urn:nbn:fi:test-{token}"]
+
+
+# --- the register and the statistics -----------------------------------------------------------
+
+
+def test_the_register_of_prefixes_shows_each_prefix_and_its_organisation(
+    browser: Chrome, resolver: Resolver, shot: Any
+) -> None:
+    # RFC 8458 §4.3: the register of delegated sub-namespaces is online.
+    browser.get(resolver.base_url + "/")
+    browser.find_element(By.LINK_TEXT, "Prefixes").click()
+    wait_until(browser, lambda: browser.current_url.endswith("/prefixes"))
+    shot("register")
+    rows = {
+        row.find_element(By.TAG_NAME, "th").text: [
+            td.text for td in row.find_elements(By.TAG_NAME, "td")
+        ]
+        for row in browser.find_elements(By.CSS_SELECTOR, "table tbody tr")
+    }
+    assert rows["fi:test"][:2] == ["Test Library", "sequential"]
+    assert rows["fi:other"][:2] == ["Other Library", "random"]
+    assert all(cells[2].isdigit() for cells in rows.values())
+    json_link = browser.find_element(By.LINK_TEXT, "JSON")
+    assert json_link.get_attribute("href") == resolver.base_url + "/api/v1/prefixes"
+
+
+def test_the_statistics_page_shows_the_resolutions_of_today(
+    browser: Chrome, resolver: Resolver, api: httpx.Client, admin: httpx.Client, shot: Any
+) -> None:
+    token = secrets.token_hex(4)
+    prefix = f"fi:test:b{token}"
+    body = {"prefix": prefix, "organisation": "Test Library"}
+    assert admin.post("/api/v1/prefixes", json=body).status_code == 201
+    urn = f"urn:nbn:{prefix}-1"
+    register(api, urn, "Counted", "https://example.org/counted")
+    for _ in range(3):
+        assert api.get(f"/{urn}").status_code == 302
+
+    def count_shown() -> str | None:
+        browser.get(resolver.base_url + "/statistics")
+        for row in browser.find_elements(By.CSS_SELECTOR, "table tbody tr"):
+            if row.find_element(By.TAG_NAME, "th").text == prefix:
+                return str(row.find_elements(By.TAG_NAME, "td")[-1].text)
+        return None
+
+    # Flushes come every second, so the count may show 1 or 2 first; 3 within seconds.
+    wait_until(browser, lambda: count_shown() == "3")
+    shot("statistics")
+    caption = browser.find_element(By.CSS_SELECTOR, "table caption").text
+    assert caption == "Resolutions per prefix per day, the newest day first"
+
+
+# --- accessibility ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/search?q=urn%3Anbn%3Afi%3Atest-1",
+        "/search?q=urn%3Anbn%3A",
+        "/search?q=Browsed&by=title",
+        "/prefixes",
+        "/statistics",
+        "/urn:nbn:fi:test-not-registered",
+    ],
+)
+def test_every_page_passes_the_automated_accessibility_checks(
+    browser: Chrome, resolver: Resolver, shot: Any, path: str
+) -> None:
+    browser.get(resolver.base_url + path)
+    shot("page")
+    assert audit(browser) == []
+    # No function needs JavaScript: the pages have no script at all.
+    assert browser.find_elements(By.TAG_NAME, "script") == []
+
+
+def test_the_accessibility_checks_find_what_is_wrong(browser: Chrome) -> None:
+    page = (
+        "<html><body><h1>A</h1><h3>C</h3><input id=x><a href=/></a><img src=/i>"
+        "<table><tr><th>H</th></tr></table><p style='color:#999'>faint</p></body></html>"
+    )
+    browser.get("data:text/html;charset=utf-8," + quote(page))
+    found = "\n".join(audit(browser))
+    for problem in [
+        "no lang",
+        'H3 "C" follows h1',
+        "not one <main>",
+        'unlabelled <input id="x">',
+        "img without alt",
+        "a link or button without a name",
+        "table without caption",
+        'th "H" without scope',
+        "not a working skip link",
+        'contrast 2.85 of "faint"',
+    ]:
+        assert problem in found
