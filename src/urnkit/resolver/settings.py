@@ -31,11 +31,13 @@ class Settings:
     port: int = 8000
     workers: int = 1
     server: str = "uvicorn"
+    # Seconds between rounds of link checking in each server process (0: none; see links.py).
+    link_check_interval: int = 0
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from ``URNKIT_DATABASE_URL``, ``URNKIT_HOST``, ``URNKIT_PORT``,
-        ``URNKIT_WORKERS`` and ``URNKIT_SERVER``."""
+        ``URNKIT_WORKERS``, ``URNKIT_SERVER`` and ``URNKIT_LINK_CHECK_INTERVAL``."""
         environ = os.environ if environ is None else environ
         values: dict[str, str | int] = {}
         for field in fields(cls):

@@ -36,7 +36,15 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
-from urnkit.resolver.domain import HistoryEntry, Location, Principal, Record
+from urnkit.resolver.domain import (
+    BrokenLink,
+    HistoryEntry,
+    LinkCheck,
+    LinkState,
+    Location,
+    Principal,
+    Record,
+)
 
 DEFAULT_DATABASE_URL = "sqlite:///urnkit.db"
 T = TypeVar("T")
@@ -147,6 +155,8 @@ link_checks = sa.Table(
     sa.Column("http_status", sa.Integer),
     sa.Column("detail", sa.Text),
 )
+# The URLs due for checking, oldest check first (Transaction.claim_links).
+sa.Index("ix_links_checked", links.c.checked)
 # Resolutions per delegated prefix per day (UTC), for the statistics page.
 resolution_counts = sa.Table(
     "resolution_counts",
@@ -770,6 +780,151 @@ class Transaction:
                 created=now(),
             )
         )
+
+    # --- link checking ---------------------------------------------------------------------------
+
+    def seed_links(self) -> int:
+        """Give every http(s) location URL without one a ``links`` row: ok (not known broken),
+        never checked (``checked`` = :data:`UNCHECKED`, so due first); how many were added.
+        Other processes may seed at the same time: a URL they added is skipped."""
+        unseen = ~sa.exists().where(links.c.url == locations.c.url)
+        if self.dialect == "sqlite":
+            # SQLite runs NOT EXISTS once per location; NOT IN builds one index of the subquery.
+            # (PostgreSQL's NOT IN cannot anti-join; its NOT EXISTS does.)
+            unseen = locations.c.url.not_in(sa.select(links.c.url))
+        web = sa.or_(locations.c.url.ilike("http://%"), locations.c.url.ilike("https://%"))
+        found = list(self.connection.scalars(sa.select(locations.c.url).where(web, unseen)))
+        at = now()
+        added = 0
+        for chunk in _chunks(sorted(set(found)), 1_000):
+            added += len(
+                self.connection.execute(
+                    self._insert(links).on_conflict_do_nothing().returning(links.c.url_hash),
+                    [
+                        {
+                            "url_hash": url_hash(url),
+                            "url": url,
+                            "status": "ok",
+                            "detail": "not checked yet",
+                            "failures": 0,
+                            "since": at,
+                            "checked": UNCHECKED,
+                        }
+                        for url in chunk
+                    ],
+                ).all()
+            )
+        return added
+
+    def claim_links(self, due: datetime, limit: int) -> list[str]:
+        """Take up to ``limit`` URLs last checked at or before ``due`` (oldest first) that some
+        location still has, for checking: their ``checked`` becomes now, so no other process
+        takes them until they are due again. PostgreSQL skips rows another transaction holds;
+        SQLite's write transactions run one at a time."""
+        chosen = (
+            sa.select(links.c.url_hash)
+            .where(links.c.checked <= due, sa.exists().where(locations.c.url == links.c.url))
+            .order_by(links.c.checked)
+            .limit(limit)
+        )
+        if self.dialect == "postgresql":
+            chosen = chosen.with_for_update(skip_locked=True)
+        statement = (
+            sa.update(links)
+            .where(links.c.url_hash.in_(chosen.scalar_subquery()), links.c.checked <= due)
+            .values(checked=now())
+            .returning(links.c.url)
+        )
+        return list(self.connection.scalars(statement))
+
+    def link_states(self, urls: Iterable[str]) -> dict[str, LinkState]:
+        """What link checking knows of each of ``urls`` that it has seen, by URL."""
+        found: dict[str, LinkState] = {}
+        for chunk in _chunks(list({url_hash(url) for url in urls}), 1_000):
+            for row in self.connection.execute(
+                sa.select(*_LINK_COLUMNS).where(links.c.url_hash.in_(chunk))
+            ):
+                found[row.url] = _link_state(row)
+        return found
+
+    def save_link_checks(self, states: Sequence[LinkState], checks: Sequence[LinkCheck]) -> None:
+        """Store each URL's new state (inserted or replaced) and append each check to
+        ``link_checks``."""
+        if not states:
+            return
+        statement = self._insert(links)
+        columns = ("url", "status", "http_status", "detail", "failures", "since", "checked")
+        statement = statement.on_conflict_do_update(
+            index_elements=[links.c.url_hash],
+            set_={name: statement.excluded[name] for name in columns},
+        )
+        self.connection.execute(
+            statement,
+            [
+                {"url_hash": url_hash(s.url)} | {name: getattr(s, name) for name in columns}
+                for s in states
+            ],
+        )
+        self.connection.execute(
+            link_checks.insert(),
+            [
+                {
+                    "url_hash": url_hash(c.url),
+                    "at": c.at,
+                    "status": c.verdict,
+                    "http_status": c.http_status,
+                    "detail": c.detail,
+                }
+                for c in checks
+            ],
+        )
+
+    def broken_links(self, owner: str | None) -> list[BrokenLink]:
+        """Every location whose link is broken (of ``owner``'s locations if given), by owner,
+        URN and the location's priority."""
+        query = (
+            sa.select(organisations.c.name, records.c.urn, *_LINK_COLUMNS)
+            .select_from(
+                links.join(locations, locations.c.url == links.c.url)
+                .join(records, records.c.id == locations.c.record_id)
+                .join(organisations, organisations.c.id == locations.c.owner_id)
+            )
+            .where(links.c.status == "broken")
+            .order_by(organisations.c.name, records.c.urn, locations.c.priority, locations.c.id)
+        )
+        if owner is not None:
+            query = query.where(organisations.c.name == owner)
+        return [
+            BrokenLink(row.name, row.urn, _link_state(row))
+            for row in self.connection.execute(query)
+        ]
+
+
+UNCHECKED = datetime(1970, 1, 1, tzinfo=UTC)
+"""``links.checked`` of a URL seeded for checking and not taken yet: due before any other."""
+
+_LINK_COLUMNS = (
+    links.c.url,
+    links.c.status,
+    links.c.http_status,
+    links.c.detail,
+    links.c.failures,
+    links.c.since,
+    links.c.checked,
+)
+
+
+def _link_state(row: Any) -> LinkState:
+    checked = _utc(row.checked)
+    return LinkState(
+        url=row.url,
+        status=row.status,
+        http_status=row.http_status,
+        detail=row.detail,
+        failures=row.failures,
+        since=_utc(row.since),
+        checked=None if checked == UNCHECKED else checked,
+    )
 
 
 ResolutionRow = tuple[str, str | None]
