@@ -20,7 +20,7 @@ one database, never check the same URL at once, and a URL is checked once per ro
 
 >>> check = asyncio.run(check_url("ftp://example.org/x"))
 >>> check.verdict, check.detail
-('failed', "not an http(s) URL: 'ftp://example.org/x'")
+('failed', "not a usable http(s) URL: 'ftp://example.org/x'")
 """
 
 from __future__ import annotations
@@ -161,8 +161,8 @@ class Checker:
 
     async def check(self, url: str) -> LinkCheck:
         """Check ``url``: HEAD, then GET unless HEAD said 2xx or timed out."""
-        if urlsplit(url).scheme.lower() not in ("http", "https"):
-            return LinkCheck(url, "failed", None, f"not an http(s) URL: {url!r}", now())
+        if not _usable(url):
+            return LinkCheck(url, "failed", None, f"not a usable http(s) URL: {url!r}", now())
         try:
             status, hops, final = await self._follow("HEAD", url)
             if 200 <= status < 300:
@@ -184,12 +184,12 @@ class Checker:
         """The final status of ``method`` on ``url``, redirects followed; the number of
         redirects and the final URL with it. Raises :class:`_NoAnswerError`."""
         for hops in range(MAX_REDIRECTS + 1):
-            if urlsplit(url).scheme.lower() not in ("http", "https"):
-                raise _NoAnswerError(f"redirected to a URL that is not http(s): {url!r}")
             status, location = await self._request(method, url)
             if status not in REDIRECTS or location is None:
                 return status, hops, url
             url = urljoin(url, location)
+            if not _usable(url):
+                raise _NoAnswerError(f"redirected to {url!r}, not a usable http(s) URL", status)
         raise _NoAnswerError(f"more than {MAX_REDIRECTS} redirects (last to {url})", status)
 
     async def _request(self, method: str, url: str) -> tuple[int, str | None]:
@@ -205,9 +205,25 @@ class Checker:
                     await response.aclose()
             except (TimeoutError, httpx.TimeoutException):
                 raise _NoAnswerError(f"no answer within {timeout:g} s", timed_out=True) from None
-            except httpx.HTTPError as error:
+            # ValueError: a host that is not valid IDNA, and other URLs httpx cannot send.
+            except (httpx.HTTPError, httpx.InvalidURL, ValueError) as error:
                 raise _NoAnswerError(f"{type(error).__name__}: {error}".rstrip(": ")) from None
         return response.status_code, response.headers.get("location")
+
+
+def _usable(url: str) -> bool:
+    """Whether ``url`` is an http(s) URL with a host and a valid port.
+
+    >>> _usable("https://example.org/"), _usable("ftp://example.org/"), _usable("http://x:99999/")
+    (True, False, False)
+    """
+    try:
+        parts = urlsplit(url)
+        return (
+            parts.scheme.lower() in ("http", "https") and bool(parts.hostname) and parts.port != 0
+        )
+    except ValueError:  # a port out of range, a malformed IPv6 address
+        return False
 
 
 def _said(method: str, status: int, hops: int, final: str) -> str:

@@ -793,7 +793,9 @@ class Transaction:
             # (PostgreSQL's NOT IN cannot anti-join; its NOT EXISTS does.)
             unseen = locations.c.url.not_in(sa.select(links.c.url))
         web = sa.or_(locations.c.url.ilike("http://%"), locations.c.url.ilike("https://%"))
-        found = list(self.connection.scalars(sa.select(locations.c.url).where(web, unseen)))
+        found = list(
+            self.connection.scalars(sa.select(locations.c.url).distinct().where(web, unseen))
+        )
         at = now()
         added = 0
         for chunk in _chunks(sorted(set(found)), 1_000):
