@@ -253,7 +253,9 @@ def record_checks(store: Store, checks: list[LinkCheck], summary: Summary) -> No
     resolution targets of records whose link changed status are recomputed in it, so
     resolution skips a broken link (or takes a recovered one back) from the commit on."""
     with store.transaction() as tx:
-        before = tx.link_states(check.url for check in checks)
+        # Locked: a check of the same URL stored meanwhile (urnkit links check --older-than 0
+        # beside a server's round) counts after this one, not instead of it.
+        before = tx.link_states((check.url for check in checks), for_update=True)
         states = [next_link_state(before.get(check.url), check) for check in checks]
         tx.save_link_checks(states, checks)
         changed = set()

@@ -687,9 +687,12 @@ class Service:
                 raise NotFoundError(f"no organisation is called {owner!r}")
             return tx.broken_links(owner)
 
-    def broken_links_for(self, principal: Principal, owner: str | None) -> list[BrokenLink]:
+    def broken_links_for(
+        self, principal: Principal, owner: str | None
+    ) -> tuple[str | None, list[BrokenLink]]:
         """:meth:`broken_links` as ``principal`` may see them: a registrant its own
-        organisation's (the default), an admin any organisation's, or all (no ``owner``)."""
+        organisation's (the default), an admin any organisation's, or all (no ``owner``); the
+        owner they are of (None: all) with them."""
         if principal.role != "admin":
             if owner not in (None, principal.organisation):
                 raise ForbiddenError(
@@ -697,7 +700,7 @@ class Service:
                     f"organisation's broken links, not {owner!r}'s"
                 )
             owner = principal.organisation
-        return self.broken_links(owner)
+        return owner, self.broken_links(owner)
 
 
 def _read_ahead(items: Iterator[T], depth: int = 2) -> Generator[T, None, None]:

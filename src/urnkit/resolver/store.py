@@ -839,13 +839,13 @@ class Transaction:
         )
         return list(self.connection.scalars(statement))
 
-    def link_states(self, urls: Iterable[str]) -> dict[str, LinkState]:
-        """What link checking knows of each of ``urls`` that it has seen, by URL."""
+    def link_states(self, urls: Iterable[str], *, for_update: bool = False) -> dict[str, LinkState]:
+        """What link checking knows of each of ``urls`` that it has seen, by URL; with
+        ``for_update`` the rows stay locked until the transaction ends (PostgreSQL)."""
         found: dict[str, LinkState] = {}
-        for chunk in _chunks(list({url_hash(url) for url in urls}), 1_000):
-            for row in self.connection.execute(
-                sa.select(*_LINK_COLUMNS).where(links.c.url_hash.in_(chunk))
-            ):
+        for chunk in _chunks(sorted({url_hash(url) for url in urls}), 1_000):
+            query = sa.select(*_LINK_COLUMNS).where(links.c.url_hash.in_(chunk))
+            for row in self.connection.execute(query.with_for_update() if for_update else query):
                 found[row.url] = _link_state(row)
         return found
 

@@ -627,8 +627,7 @@ def create_app(service: Service) -> FastAPI:
     ) -> dict[str, Any]:
         """The locations whose links link checking found broken (left out of resolution), by
         owner and URN: a registrant sees its organisation's; an admin any ``owner``'s, or all."""
-        found = service.broken_links_for(who, owner)
-        chosen = owner if who.role == "admin" else who.organisation
+        chosen, found = service.broken_links_for(who, owner)
         return {
             "owner": chosen,
             "count": len(found),
