@@ -448,8 +448,25 @@ def test_servers_check_links_periodically_and_share_the_work(database_url: str, 
         put(first, tokens.test, "urn:nbn:fi:test-1", down, up)
         _wait_for(lambda: resolve(first, "urn:nbn:fi:test-1").headers["location"] == up)
         _wait_for(lambda: len(checks_of(database_url, up)) >= 2)
-    # Two processes, one database: each round checks a URL once, never at the same time twice.
+    # Two processes, one database: one round at a time, each URL once a round, and the host
+    # never asked twice at once.
     for url in (down, up):
         moments = [at for at, _, _ in checks_of(database_url, url)]
         gaps = [(b - a).total_seconds() for a, b in pairwise(moments)]
         assert all(gap >= 1.9 for gap in gaps), gaps
+    assert site.here.most == 1
+
+
+def test_one_round_at_a_time_on_a_database(database_url: str) -> None:
+    set_up(database_url)
+    first, second = Store(database_url), Store(database_url)  # as two processes would
+    try:
+        with first.lock("links", wait=False) as held:
+            assert held
+            with second.lock("links", wait=False) as also:
+                assert not also
+        with second.lock("links", wait=False) as held:
+            assert held
+    finally:
+        first.close()
+        second.close()

@@ -316,6 +316,7 @@ def _links_check(args: argparse.Namespace) -> int:
     summary = asyncio.run(
         check_round(service.store, options, progress if sys.stderr.isatty() else None)
     )
+    assert summary is not None  # it waited for the lock
     if shown["width"]:
         sys.stderr.write("\r" + " " * shown["width"] + "\r")
     print(summary.line())
@@ -365,8 +366,8 @@ def _add_links_commands(
         "A 404 or 410 makes a link broken at once; timeouts, refused connections, 5xx and\n"
         "other answers after 3 failed checks in a row. Resolution skips broken links (to the\n"
         "next location, or to the record's page when none is left) from the moment each\n"
-        "batch is stored, and takes them back when they answer again. Several runs and\n"
-        "servers on one database share the work: each URL is checked by one of them.",
+        "batch is stored, and takes them back when they answer again. One round runs at\n"
+        "a time on a database: this waits while another (a server's job) runs.",
         refused,
         mode=False,
         group="links",

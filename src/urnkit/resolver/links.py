@@ -14,9 +14,12 @@ robots.txt and of a crawler's queue), and ``per_host_interval`` seconds from the
 request to the start of the next; at most ``concurrency`` requests in flight in all. Each
 request has ``timeout`` seconds to connect and answer with its headers.
 
-Sharing the work: URLs are taken from the database in batches (``claim_links``: a conditional
-UPDATE of ``links.checked``), so any number of checkers, in CLI runs and server processes on
-one database, never check the same URL at once, and a URL is checked once per round.
+Sharing one database: a round of checks runs in one process at a time (the database's
+``links`` lock: a PostgreSQL advisory lock, or a file lock beside an SQLite database), so the
+politeness above holds across server processes, machines and ``urnkit links check`` runs; the
+server's job skips its round while another process runs one, the command waits. Within a
+round, URLs are taken batch by batch, oldest check first, with a conditional UPDATE of
+``links.checked`` (``claim_links``): each is taken once, even by checkers running at once.
 
 >>> check = asyncio.run(check_url("ftp://example.org/x"))
 >>> check.verdict, check.detail
@@ -278,9 +281,25 @@ async def check_round(
     options: CheckOptions,
     progress: Callable[[Summary], None] | None = None,
     stop: threading.Event | None = None,
-) -> Summary:
+    *,
+    wait: bool = True,
+) -> Summary | None:
     """Check every http(s) location URL of ``store`` last checked ``options.older_than``
-    seconds ago or earlier (or never), batch by batch, and store what was found."""
+    seconds ago or earlier (or never), batch by batch, and store what was found.
+
+    One round runs at a time on a database, in whichever process holds its ``links`` lock
+    (:meth:`~urnkit.resolver.store.Store.lock`), so that politeness holds across processes and
+    machines: a round waits for the lock, or with ``wait=False`` returns None at once."""
+    with store.lock("links", wait=wait) as held:
+        return await _check_round(store, options, progress, stop) if held else None
+
+
+async def _check_round(
+    store: Store,
+    options: CheckOptions,
+    progress: Callable[[Summary], None] | None,
+    stop: threading.Event | None,
+) -> Summary:
     summary = Summary()
     due = now() - timedelta(seconds=options.older_than)
     batch = max(100, options.concurrency * 20)
@@ -312,8 +331,8 @@ def _check_periodically(store: Store, interval: float, stop: threading.Event) ->
     options = CheckOptions(older_than=interval)
     while not stop.is_set():
         try:
-            summary = asyncio.run(check_round(store, options, stop=stop))
-            if summary.checked:
+            summary = asyncio.run(check_round(store, options, stop=stop, wait=False))
+            if summary is not None and summary.checked:
                 log.info("link check: %s", summary.line())
         except Exception:
             log.exception("link check round failed; the next one starts in %s s", interval)

@@ -1213,3 +1213,50 @@ class Store:
 
         with self.engine.begin() as connection:
             command.upgrade(self._alembic_config(connection), revision)
+
+    # --- locks across processes ------------------------------------------------------------------
+
+    @contextmanager
+    def lock(self, name: str, *, wait: bool) -> Iterator[bool]:
+        """Hold the lock ``name`` of this database, shared by every process on any machine
+        using it, while the block runs; yields whether it is held (without ``wait``: False at
+        once when another process holds it). PostgreSQL: a session advisory lock; SQLite: an
+        ``flock`` on a file beside the database (in memory: one process, nothing to share). A
+        process that dies lets go of it.
+
+        >>> with Store("sqlite://").lock("demo", wait=False) as held:
+        ...     held
+        True
+        """
+        if self.engine.dialect.name == "postgresql":
+            key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+            with self.engine.connect() as connection:
+                connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+                if wait:
+                    connection.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": key})
+                take = sa.text("SELECT pg_try_advisory_lock(:key)")
+                held = wait or bool(connection.scalar(take, {"key": key}))
+                try:
+                    yield held
+                finally:
+                    if held:
+                        unlock = sa.text("SELECT pg_advisory_unlock(:key)")
+                        connection.execute(unlock, {"key": key})
+            return
+        database = self.engine.url.database
+        if not database or database == ":memory:":
+            yield True
+            return
+        import fcntl
+
+        with open(f"{database}.{name}.lock", "a") as file:
+            try:
+                fcntl.flock(file, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+                held = True
+            except BlockingIOError:
+                held = False
+            try:
+                yield held
+            finally:
+                if held:
+                    fcntl.flock(file, fcntl.LOCK_UN)
