@@ -425,6 +425,9 @@ def test_broken_links_report_per_owner(database_url: str, site: Site, tmp_path: 
     bad = urnkit("links", "check", "--timeout", "soon", *url, check=False)
     assert bad.returncode == 2
     assert "must be a number of seconds" in bad.stderr
+    never = urnkit("links", "check", "--timeout", "0", *url, check=False)
+    assert never.returncode == 2
+    assert "--timeout must be more than 0 seconds" in never.stderr
 
 
 # --- the server's periodic job --------------------------------------------------------------------

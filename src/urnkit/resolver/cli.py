@@ -292,7 +292,17 @@ def _csv_cells(row: Mapping[str, Any]) -> list[str]:
 # --- links --------------------------------------------------------------------------------------
 
 REPORT_FORMATS = ("csv", "json")
-REPORT_COLUMNS = ("owner", "urn", "url", "status", "http_status", "detail", "failures", "since")
+REPORT_COLUMNS = (
+    "owner",
+    "urn",
+    "url",
+    "status",
+    "http_status",
+    "detail",
+    "failures",
+    "since",  # when the link's status last changed
+    "checked",  # its last check
+)
 
 
 def _links_check(args: argparse.Namespace) -> int:
@@ -301,6 +311,8 @@ def _links_check(args: argparse.Namespace) -> int:
 
     from urnkit.resolver.links import CheckOptions, Summary, check_round
 
+    if args.timeout <= 0:
+        raise ValueError("--timeout must be more than 0 seconds")
     service = _service(args)
     options = CheckOptions(args.concurrency, args.per_host_interval, args.timeout, args.older_than)
     shown = {"width": 0}
@@ -334,9 +346,9 @@ def _links_report(args: argparse.Namespace) -> int:
             out.write(json.dumps(report, ensure_ascii=False, indent=1) + "\n")
             return EXIT_OK
         writer = csv.writer(out)
-        writer.writerow([*REPORT_COLUMNS, "checked"])
+        writer.writerow(REPORT_COLUMNS)
         for row in found:
-            writer.writerow([*(row[name] for name in REPORT_COLUMNS), row["checked"] or ""])
+            writer.writerow(["" if row[name] is None else row[name] for name in REPORT_COLUMNS])
     return EXIT_OK
 
 
