@@ -41,10 +41,12 @@ import sqlalchemy as sa
 from urnkit.resolver.domain import (
     GENERATORS,
     ROLES,
+    BrokenLink,
     ConflictError,
     ForbiddenError,
     HistoryEntry,
     InvalidURNError,
+    LinkState,
     Location,
     NotFoundError,
     Principal,
@@ -761,6 +763,36 @@ class Service:
         except NotFoundError:
             return [], None
 
+    # --- link checking ---------------------------------------------------------------------------
+
+    def link_states(self, urls: Iterable[str]) -> dict[str, LinkState]:
+        """What link checking knows of each of ``urls`` (those it has seen), by URL."""
+        with self.store.snapshot() as tx:
+            return tx.link_states(urls)
+
+    def broken_links(self, owner: str | None = None) -> list[BrokenLink]:
+        """The locations whose links are broken, of ``owner``'s locations if given (the
+        organisation that registered the location), by owner and URN."""
+        with self.store.snapshot() as tx:
+            if owner is not None and tx.organisation_id(owner) is None:
+                raise NotFoundError(f"no organisation is called {owner!r}")
+            return tx.broken_links(owner)
+
+    def broken_links_for(
+        self, principal: Principal, owner: str | None
+    ) -> tuple[str | None, list[BrokenLink]]:
+        """:meth:`broken_links` as ``principal`` may see them: a registrant its own
+        organisation's (the default), an admin any organisation's, or all (no ``owner``); the
+        owner they are of (None: all) with them."""
+        if principal.role != "admin":
+            if owner not in (None, principal.organisation):
+                raise ForbiddenError(
+                    f"a registrant token of {principal.organisation!r} sees only its own "
+                    f"organisation's broken links, not {owner!r}'s"
+                )
+            owner = principal.organisation
+        return owner, self.broken_links(owner)
+
 
 def _read_ahead(items: Iterator[T], depth: int = 2) -> Generator[T, None, None]:
     """``items``, produced by a thread up to ``depth`` ahead of the consumer; an exception
@@ -864,3 +896,28 @@ def _imported_record(
         successors=tuple(row.get("successors") or ()),
         note=row.get("note") or None,
     )
+
+
+def link_json(state: LinkState) -> dict[str, Any]:
+    """What link checking knows of a URL, as the API shows it."""
+    return {
+        "url": state.url,
+        "status": state.status,
+        "http_status": state.http_status,
+        "detail": state.detail,
+        "failures": state.failures,
+        "since": state.since.isoformat(),
+        "checked": None if state.checked is None else state.checked.isoformat(),
+    }
+
+
+def broken_link_json(broken: BrokenLink) -> dict[str, Any]:
+    """A broken location as the report shows it: its owner, its record's URN, the link's state.
+
+    >>> from datetime import datetime, UTC
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> link = LinkState("https://example.org/x", "broken", 404, "GET 404 Not Found", 1, t, t)
+    >>> broken_link_json(BrokenLink("Library", "URN:NBN:fi:lib-1", link))["http_status"]
+    404
+    """
+    return {"owner": broken.owner, "urn": broken.urn} | link_json(broken.link)

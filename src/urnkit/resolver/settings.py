@@ -34,11 +34,14 @@ class Settings:
     # Seconds between flushes of the resolutions counted for the statistics (a process killed
     # outright loses at most this many seconds of counts).
     statistics_interval: int = 5
+    # Seconds between rounds of link checking in each server process (0: none; see links.py).
+    link_check_interval: int = 0
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from ``URNKIT_DATABASE_URL``, ``URNKIT_HOST``, ``URNKIT_PORT``,
-        ``URNKIT_WORKERS``, ``URNKIT_SERVER`` and ``URNKIT_STATISTICS_INTERVAL``."""
+        ``URNKIT_WORKERS``, ``URNKIT_SERVER``, ``URNKIT_STATISTICS_INTERVAL`` and
+        ``URNKIT_LINK_CHECK_INTERVAL``."""
         environ = os.environ if environ is None else environ
         values: dict[str, str | int] = {}
         for field in fields(cls):

@@ -36,7 +36,15 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
-from urnkit.resolver.domain import HistoryEntry, Location, Principal, Record
+from urnkit.resolver.domain import (
+    BrokenLink,
+    HistoryEntry,
+    LinkCheck,
+    LinkState,
+    Location,
+    Principal,
+    Record,
+)
 
 DEFAULT_DATABASE_URL = "sqlite:///urnkit.db"
 
@@ -146,6 +154,8 @@ link_checks = sa.Table(
     sa.Column("http_status", sa.Integer),
     sa.Column("detail", sa.Text),
 )
+# The URLs due for checking, oldest check first (Transaction.claim_links).
+sa.Index("ix_links_checked", links.c.checked)
 # Resolutions per delegated prefix per day (UTC), for the statistics page.
 resolution_counts = sa.Table(
     "resolution_counts",
@@ -833,6 +843,153 @@ class Transaction:
         rows = self.connection.execute(sa.select(column, sa.func.count()).group_by(column))
         return {row[0]: row[1] for row in rows}
 
+    # --- link checking ---------------------------------------------------------------------------
+
+    def seed_links(self) -> int:
+        """Give every http(s) location URL without one a ``links`` row: ok (not known broken),
+        never checked (``checked`` = :data:`UNCHECKED`, so due first); how many were added.
+        Other processes may seed at the same time: a URL they added is skipped."""
+        unseen = ~sa.exists().where(links.c.url == locations.c.url)
+        if self.dialect == "sqlite":
+            # SQLite runs NOT EXISTS once per location; NOT IN builds one index of the subquery.
+            # (PostgreSQL's NOT IN cannot anti-join; its NOT EXISTS does.)
+            unseen = locations.c.url.not_in(sa.select(links.c.url))
+        web = sa.or_(locations.c.url.ilike("http://%"), locations.c.url.ilike("https://%"))
+        found = list(
+            self.connection.scalars(sa.select(locations.c.url).distinct().where(web, unseen))
+        )
+        if not found:
+            return 0
+        at = now()
+        return len(
+            self.connection.execute(
+                self._insert(links).on_conflict_do_nothing().returning(links.c.url_hash),
+                [
+                    {
+                        "url_hash": url_hash(url),
+                        "url": url,
+                        "status": "ok",
+                        "detail": "not checked yet",
+                        "failures": 0,
+                        "since": at,
+                        "checked": UNCHECKED,
+                    }
+                    for url in sorted(set(found))
+                ],
+            ).all()
+        )
+
+    def claim_links(self, due: datetime, limit: int) -> list[str]:
+        """Take up to ``limit`` URLs last checked at or before ``due`` (oldest first) that some
+        location still has, for checking: their ``checked`` becomes now, so no other process
+        takes them until they are due again. PostgreSQL skips rows another transaction holds;
+        SQLite's write transactions run one at a time."""
+        chosen = (
+            sa.select(links.c.url_hash)
+            .where(links.c.checked <= due, sa.exists().where(locations.c.url == links.c.url))
+            .order_by(links.c.checked)
+            .limit(limit)
+        )
+        if self.dialect == "postgresql":
+            chosen = chosen.with_for_update(skip_locked=True)
+        statement = (
+            sa.update(links)
+            .where(links.c.url_hash.in_(chosen.scalar_subquery()), links.c.checked <= due)
+            .values(checked=now())
+            .returning(links.c.url)
+        )
+        return list(self.connection.scalars(statement))
+
+    def link_states(self, urls: Iterable[str], *, for_update: bool = False) -> dict[str, LinkState]:
+        """What link checking knows of each of ``urls`` that it has seen, by URL; with
+        ``for_update`` the rows stay locked until the transaction ends (PostgreSQL)."""
+        found: dict[str, LinkState] = {}
+        hashes = sorted({url_hash(url) for url in urls})
+        for condition in _one_of(links.c.url_hash, hashes, self.connection.dialect):
+            query = sa.select(*_LINK_COLUMNS).where(condition)
+            for row in self.connection.execute(query.with_for_update() if for_update else query):
+                found[row.url] = _link_state(row)
+        return found
+
+    def save_link_checks(self, states: Sequence[LinkState], checks: Sequence[LinkCheck]) -> None:
+        """Store each URL's new state (inserted or replaced) and append each check to
+        ``link_checks``."""
+        if not states:
+            return
+        statement = self._insert(links)
+        columns = ("url", "status", "http_status", "detail", "failures", "since", "checked")
+        statement = statement.on_conflict_do_update(
+            index_elements=[links.c.url_hash],
+            set_={name: statement.excluded[name] for name in columns},
+        )
+        self.connection.execute(
+            statement,
+            [
+                {"url_hash": url_hash(s.url)} | {name: getattr(s, name) for name in columns}
+                for s in states
+            ],
+        )
+        self.connection.execute(
+            link_checks.insert(),
+            [
+                {
+                    "url_hash": url_hash(c.url),
+                    "at": c.at,
+                    "status": c.verdict,
+                    "http_status": c.http_status,
+                    "detail": c.detail,
+                }
+                for c in checks
+            ],
+        )
+
+    def broken_links(self, owner: str | None) -> list[BrokenLink]:
+        """Every location whose link is broken (of ``owner``'s locations if given), by owner,
+        URN and the location's priority."""
+        query = (
+            sa.select(organisations.c.name, records.c.urn, *_LINK_COLUMNS)
+            .select_from(
+                links.join(locations, locations.c.url == links.c.url)
+                .join(records, records.c.id == locations.c.record_id)
+                .join(organisations, organisations.c.id == locations.c.owner_id)
+            )
+            .where(links.c.status == "broken")
+            .order_by(organisations.c.name, records.c.urn, locations.c.priority, locations.c.id)
+        )
+        if owner is not None:
+            query = query.where(organisations.c.name == owner)
+        return [
+            BrokenLink(row.name, row.urn, _link_state(row))
+            for row in self.connection.execute(query)
+        ]
+
+
+UNCHECKED = datetime(1970, 1, 1, tzinfo=UTC)
+"""``links.checked`` of a URL seeded for checking and not taken yet: due before any other."""
+
+_LINK_COLUMNS = (
+    links.c.url,
+    links.c.status,
+    links.c.http_status,
+    links.c.detail,
+    links.c.failures,
+    links.c.since,
+    links.c.checked,
+)
+
+
+def _link_state(row: Any) -> LinkState:
+    checked = _utc(row.checked)
+    return LinkState(
+        url=row.url,
+        status=row.status,
+        http_status=row.http_status,
+        detail=row.detail,
+        failures=row.failures,
+        since=_utc(row.since),
+        checked=None if checked == UNCHECKED else checked,
+    )
+
 
 ResolutionRow = tuple[str, str | None]
 """What resolution reads of a record: its status and its targets (``records.targets``: the URLs
@@ -1118,3 +1275,50 @@ class Store:
 
         with self.engine.begin() as connection:
             command.upgrade(self._alembic_config(connection), revision)
+
+    # --- locks across processes ------------------------------------------------------------------
+
+    @contextmanager
+    def lock(self, name: str, *, wait: bool) -> Iterator[bool]:
+        """Hold the lock ``name`` of this database, shared by every process on any machine
+        using it, while the block runs; yields whether it is held (without ``wait``: False at
+        once when another process holds it). PostgreSQL: a session advisory lock; SQLite: an
+        ``flock`` on a file beside the database (in memory: one process, nothing to share). A
+        process that dies lets go of it.
+
+        >>> with Store("sqlite://").lock("demo", wait=False) as held:
+        ...     held
+        True
+        """
+        if self.engine.dialect.name == "postgresql":
+            key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+            with self.engine.connect() as connection:
+                connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+                if wait:
+                    connection.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": key})
+                take = sa.text("SELECT pg_try_advisory_lock(:key)")
+                held = wait or bool(connection.scalar(take, {"key": key}))
+                try:
+                    yield held
+                finally:
+                    if held:
+                        unlock = sa.text("SELECT pg_advisory_unlock(:key)")
+                        connection.execute(unlock, {"key": key})
+            return
+        database = self.engine.url.database
+        if not database or database == ":memory:":
+            yield True
+            return
+        import fcntl
+
+        with open(f"{database}.{name}.lock", "a") as file:
+            try:
+                fcntl.flock(file, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+                held = True
+            except BlockingIOError:
+                held = False
+            try:
+                yield held
+            finally:
+                if held:
+                    fcntl.flock(file, fcntl.LOCK_UN)

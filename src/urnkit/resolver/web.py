@@ -42,6 +42,7 @@ from urnkit.resolver.domain import (
     ResolverError,
     UnacceptableError,
 )
+from urnkit.resolver.links import with_periodic_checks
 from urnkit.resolver.metrics import Metrics
 from urnkit.resolver.pages import STATISTICS_DAYS, SearchBy, add_pages
 from urnkit.resolver.service import (
@@ -49,6 +50,7 @@ from urnkit.resolver.service import (
     MAX_GENERATE,
     MAX_STATISTICS_DAYS,
     Service,
+    broken_link_json,
     history_json,
     record_json,
 )
@@ -217,6 +219,28 @@ class TokenOut(BaseModel):
     token_id: int = Field(description="What POST /api/v1/tokens/{token_id}/revoke takes")
     organisation: str
     role: str
+
+
+class BrokenLinkOut(BaseModel):
+    """A location whose link is broken: whose it is, its record's URN, and the link's state."""
+
+    owner: str = Field(description="The organisation that registered the location")
+    urn: str
+    url: str
+    status: Literal["ok", "broken"]
+    http_status: int | None = Field(description="The last answer's status; null: none came")
+    detail: str | None = Field(description="What the last check found, in words")
+    failures: int = Field(description="Consecutive failed checks")
+    since: str = Field(description="RFC 3339 time the status last changed")
+    checked: str | None = Field(description="RFC 3339 time of the last check")
+
+
+class BrokenLinksOut(BaseModel):
+    """The broken links of an organisation (or of all, for an admin who names none)."""
+
+    owner: str | None
+    count: int
+    links: list[BrokenLinkOut]
 
 
 class Problem(BaseModel):
@@ -704,6 +728,25 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
             ],
         }
 
+    @app.get(
+        "/api/v1/links/broken",
+        response_model=BrokenLinksOut,
+        responses=_problem_responses(404) | authenticated,
+        tags=["links"],
+    )
+    def broken_links(
+        who: Annotated[Principal, Depends(principal)],
+        owner: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
+    ) -> dict[str, Any]:
+        """The locations whose links link checking found broken (left out of resolution), by
+        owner and URN: a registrant sees its organisation's; an admin any ``owner``'s, or all."""
+        chosen, found = service.broken_links_for(who, owner)
+        return {
+            "owner": chosen,
+            "count": len(found),
+            "links": [broken_link_json(b) for b in found],
+        }
+
     # --- pages and resolution ------------------------------------------------------------------
 
     add_pages(app, service, _templates, metrics)
@@ -807,7 +850,12 @@ def app_from_environment() -> FastAPI:
     """The application for ``URNKIT_DATABASE_URL``: the factory ``urnkit serve`` hands to the
     ASGI server, once per worker process."""
     settings = Settings.from_environment()
-    app = create_app(Service(Store(settings.database_url)), settings.statistics_interval)
+    store = Store(settings.database_url)
+    app = create_app(Service(store), settings.statistics_interval)
+    if settings.link_check_interval:
+        app.router.lifespan_context = with_periodic_checks(
+            app.router.lifespan_context, store, settings.link_check_interval
+        )
     # What exists now lives as long as the process. Frozen, the garbage collector stops
     # traversing it: a full collection took ~60 ms (the modules, FastAPI's and pydantic's
     # models), every second or so under load, and set the p99 latency; now it takes ~0.2 ms.
