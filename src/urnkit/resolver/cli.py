@@ -186,7 +186,7 @@ def _admin_forwarding_remove(args: argparse.Namespace) -> int:
 
 
 def _admin_forwarding_check(args: argparse.Namespace) -> int:
-    entries = _service(args).check_forwarding(args.timeout)
+    entries = _service(args).check_forwarding(args.countries, args.timeout)
     for entry in entries:
         print(f"{entry.country}\t{entry.health}\t{entry.detail}")
     return EXIT_OK if all(entry.health == "up" for entry in entries) else EXIT_INVALID
@@ -507,13 +507,14 @@ def _add_forwarding_commands(
     check = _command(
         forwarding,
         _guarded(_admin_forwarding_check),
-        "HEAD every national resolver and record whether it is up.",
+        "HEAD the national resolvers (every one, or those named) and record which are up.",
         "Any HTTP answer below 500 is up; a 5xx, a timeout or no connection is down.\n"
         "Exits 1 when a resolver is down, so a cron job can alert.",
         ("0  every resolver is up", "1  a resolver is down, or the service refused", refused[2]),
         mode=False,
         group=group,
     )
+    check.add_argument("countries", metavar="COUNTRY", nargs="*", help="default: every one")
     check.add_argument(
         "--timeout", type=float, default=10.0, help="seconds for each resolver (default 10)"
     )

@@ -744,16 +744,22 @@ class Service:
             if not tx.remove_forwarding(country):
                 raise NotFoundError(f"the forwarding table has no row for {country!r}")
 
-    def check_forwarding(self, timeout: float = 10.0) -> list[Forwarding]:
-        """HEAD every resolver of the table at once and record what each answered; the rows
-        as they are after."""
-        entries = self.forwardings()
+    def check_forwarding(
+        self, countries: Sequence[str] = (), timeout: float = 10.0
+    ) -> list[Forwarding]:
+        """HEAD the resolvers of ``countries`` (default: every one) at once and record what each
+        answered; their rows as they are after."""
+        chosen = {normalize_country(country) for country in countries}
+        entries = [e for e in self.forwardings() if not chosen or e.country in chosen]
+        missing = chosen - {entry.country for entry in entries}
+        if missing:
+            raise NotFoundError(f"the forwarding table has no row for {', '.join(sorted(missing))}")
         outcomes = asyncio.run(probe_all(entries, timeout))
         moment = now()
         with self.store.transaction() as tx:
             for entry, (health, detail) in zip(entries, outcomes, strict=True):
                 tx.record_health(entry.country, health, detail, moment)
-        return self.forwardings()
+        return [e for e in self.forwardings() if not chosen or e.country in chosen]
 
 
 def _read_ahead(items: Iterator[T], depth: int = 2) -> Generator[T, None, None]:
