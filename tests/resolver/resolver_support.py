@@ -96,7 +96,7 @@ class Server:
         self, database_url: str, *extra: str, env: Mapping[str, str] | None = None
     ) -> None:
         self.database_url = database_url
-        self.env = {**os.environ, **(env or {})}
+        self.env = {**os.environ, **(env or {})}  # the server's environment: URNKIT_* settings
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.extra = extra

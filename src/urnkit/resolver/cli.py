@@ -161,6 +161,37 @@ def _admin_revoke_token(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _forwarding_line(entry: Any) -> str:
+    checked = entry.checked.isoformat(timespec="seconds") if entry.checked else "never checked"
+    line = f"{entry.country}\t{entry.url_template}\t{entry.health} ({checked})"
+    return line + (f"\t{entry.note}" if entry.note else "")
+
+
+def _admin_forwarding_list(args: argparse.Namespace) -> int:
+    for entry in _service(args).forwardings():
+        print(_forwarding_line(entry))
+    return EXIT_OK
+
+
+def _admin_forwarding_set(args: argparse.Namespace) -> int:
+    entry, created = _service(args).set_forwarding(args.country, args.url_template, args.note)
+    print(("created\t" if created else "replaced\t") + _forwarding_line(entry))
+    return EXIT_OK
+
+
+def _admin_forwarding_remove(args: argparse.Namespace) -> int:
+    _service(args).remove_forwarding(args.country)
+    print(f"{args.country.lower()} removed: its URN:NBNs are no longer forwarded")
+    return EXIT_OK
+
+
+def _admin_forwarding_check(args: argparse.Namespace) -> int:
+    entries = _service(args).check_forwarding(args.countries, args.timeout)
+    for entry in entries:
+        print(f"{entry.country}\t{entry.health}\t{entry.detail}")
+    return EXIT_OK if all(entry.health == "up" for entry in entries) else EXIT_INVALID
+
+
 # --- import and export --------------------------------------------------------------------------
 
 
@@ -530,6 +561,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     revoke_token.add_argument("token_id", metavar="ID", type=int)
     for command in (create_org, delegate, create_token, revoke_token):
         _database_flag(command)
+    _add_forwarding_commands(admin, refused)
 
     import_ = _command(
         commands,
@@ -565,3 +597,61 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     _database_flag(export)
 
     _add_links_commands(commands, refused)
+
+
+def _add_forwarding_commands(
+    admin: argparse._SubParsersAction[argparse.ArgumentParser], refused: tuple[str, ...]
+) -> None:
+    """``urnkit admin forwarding list|set|remove|check``: the national resolvers table."""
+    forwarding = _group(
+        admin, "forwarding", "National resolvers that foreign URN:NBNs are forwarded to."
+    )
+    group = "admin_forwarding"
+    listing = _command(
+        forwarding,
+        _guarded(_admin_forwarding_list),
+        "List the forwarding table: country, URL template, health, note.",
+        "One tab-separated line per country.",
+        refused,
+        mode=False,
+        group=group,
+    )
+    set_ = _command(
+        forwarding,
+        _guarded(_admin_forwarding_set),
+        "Set a country's national resolver (RFC 8458 §4.4).",
+        "URL_TEMPLATE is https with {urn} where the URN goes: https://urn.fi/{urn},\n"
+        "https://urn.kb.se/resolve?urn={urn} (in a query the URN is percent-encoded).",
+        refused,
+        mode=False,
+        group=group,
+    )
+    set_.add_argument("country", metavar="COUNTRY", help="ISO 3166-1 alpha-2, e.g. se")
+    set_.add_argument("url_template", metavar="URL_TEMPLATE")
+    set_.add_argument("--note", help="e.g. the institution running the resolver")
+    remove = _command(
+        forwarding,
+        _guarded(_admin_forwarding_remove),
+        "Remove a country's national resolver: its URN:NBNs are then not found here.",
+        "COUNTRY is an ISO 3166-1 alpha-2 code.",
+        refused,
+        mode=False,
+        group=group,
+    )
+    remove.add_argument("country", metavar="COUNTRY")
+    check = _command(
+        forwarding,
+        _guarded(_admin_forwarding_check),
+        "HEAD the national resolvers (every one, or those named) and record which are up.",
+        "Any HTTP answer below 500 is up; a 5xx, a timeout or no connection is down.\n"
+        "Exits 1 when a resolver is down, so a cron job can alert.",
+        ("0  every resolver is up", "1  a resolver is down, or the service refused", refused[2]),
+        mode=False,
+        group=group,
+    )
+    check.add_argument("countries", metavar="COUNTRY", nargs="*", help="default: every one")
+    check.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds for each resolver (default 10)"
+    )
+    for command in (listing, set_, remove, check):
+        _database_flag(command)

@@ -45,6 +45,7 @@ from urnkit.resolver.domain import (
     Principal,
     Record,
 )
+from urnkit.resolver.forwarding import Forwarding, Health
 
 DEFAULT_DATABASE_URL = "sqlite:///urnkit.db"
 
@@ -163,6 +164,18 @@ resolution_counts = sa.Table(
     sa.Column("prefix", sa.String(200), primary_key=True),
     sa.Column("day", sa.Date, primary_key=True),
     sa.Column("count", sa.BigInteger, nullable=False),
+)
+# Country code -> national resolver (RFC 8458 §4.4): see urnkit.resolver.forwarding.
+forwarding = sa.Table(
+    "forwarding",
+    metadata,
+    sa.Column("country", sa.String(2), primary_key=True),
+    sa.Column("url_template", sa.Text, nullable=False),
+    sa.Column("health", sa.String(10), nullable=False),  # unknown, up, down
+    sa.Column("checked", _TIME),  # the last health check, None before the first
+    sa.Column("detail", sa.Text),  # what the last health check saw
+    sa.Column("note", sa.Text),
+    sa.Column("updated", _TIME, nullable=False),
 )
 
 
@@ -962,6 +975,78 @@ class Transaction:
             BrokenLink(row.name, row.urn, _link_state(row))
             for row in self.connection.execute(query)
         ]
+
+    # --- forwarding to national resolvers ------------------------------------------------------
+
+    def forwardings(self, country: str | None = None) -> list[Forwarding]:
+        """The forwarding table by country (only ``country``'s row if given)."""
+        query = sa.select(
+            forwarding.c.country,
+            forwarding.c.url_template,
+            forwarding.c.health,
+            forwarding.c.checked,
+            forwarding.c.detail,
+            forwarding.c.note,
+        ).order_by(forwarding.c.country)
+        if country is not None:
+            query = query.where(forwarding.c.country == country)
+        return [
+            Forwarding(
+                row.country,
+                row.url_template,
+                row.health,
+                None if row.checked is None else _utc(row.checked),
+                row.detail,
+                row.note,
+            )
+            for row in self.connection.execute(query)
+        ]
+
+    def set_forwarding(self, country: str, url_template: str, note: str | None) -> bool:
+        """Create or replace a country's row; True when it was created. A changed template's
+        health is unknown again; the same template keeps what the last check found."""
+        moment = now()
+        created = self.connection.scalar(
+            self._insert(forwarding)
+            .values(
+                country=country,
+                url_template=url_template,
+                health="unknown",
+                note=note,
+                updated=moment,
+            )
+            .on_conflict_do_nothing()
+            .returning(forwarding.c.country)
+        )
+        if created is not None:
+            return True
+        changed = forwarding.c.url_template != url_template
+        self.connection.execute(
+            sa.update(forwarding)
+            .where(forwarding.c.country == country)
+            .values(
+                url_template=url_template,
+                note=note,
+                updated=moment,
+                health=sa.case((changed, "unknown"), else_=forwarding.c.health),
+                checked=sa.case((changed, sa.null()), else_=forwarding.c.checked),
+                detail=sa.case((changed, sa.null()), else_=forwarding.c.detail),
+            )
+        )
+        return False
+
+    def remove_forwarding(self, country: str) -> bool:
+        """Delete a country's row; False when there is none."""
+        statement = sa.delete(forwarding).where(forwarding.c.country == country)
+        return self.connection.execute(statement).rowcount == 1
+
+    def record_health(self, country: str, health: Health, detail: str, checked: datetime) -> None:
+        """What a health check found of a country's resolver."""
+        self.connection.execute(
+            sa.update(forwarding)
+            .where(forwarding.c.country == country)
+            .values(health=health, detail=detail, checked=checked)
+        )
 
 
 UNCHECKED = datetime(1970, 1, 1, tzinfo=UTC)

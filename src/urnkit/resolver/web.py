@@ -42,8 +42,10 @@ from urnkit.resolver.domain import (
     ResolverError,
     UnacceptableError,
 )
+from urnkit.resolver.forwarding import forwarding_json
 from urnkit.resolver.links import with_periodic_checks
 from urnkit.resolver.metrics import Metrics
+from urnkit.resolver.naptr import Discovery
 from urnkit.resolver.pages import STATISTICS_DAYS, SearchBy, add_pages
 from urnkit.resolver.service import (
     MAX_BATCH,
@@ -434,6 +436,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         return response
 
     authenticated = _problem_responses(401, 403, 422)
+    _forwarding_routes(app, service, admin, authenticated)
 
     # --- the registration API ------------------------------------------------------------------
 
@@ -842,6 +845,75 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
     return app
 
 
+class ForwardingIn(BaseModel):
+    """A national resolver: its URL template, ``{urn}`` where the URN goes, and a note."""
+
+    model_config = ConfigDict(extra="forbid")
+    url_template: str = Field(
+        min_length=8, max_length=2000, examples=["https://urn.kb.se/resolve?urn={urn}"]
+    )
+    note: str | None = Field(None, max_length=1000)
+
+
+class ForwardingOut(BaseModel):
+    """A country's national resolver (RFC 8458 §4.4) and its last health check."""
+
+    country: str = Field(description="ISO 3166-1 alpha-2, lower case", examples=["se"])
+    url_template: str
+    health: Literal["unknown", "up", "down"]
+    checked: str | None = Field(description="RFC 3339 time of the last health check")
+    detail: str | None = Field(description="What the last health check saw")
+    note: str | None
+
+
+def _forwarding_routes(
+    app: FastAPI,
+    service: Service,
+    admin: Callable[..., Principal],
+    authenticated: dict[int | str, dict[str, Any]],
+) -> None:
+    """``/api/v1/forwarding``: the public table of national resolvers, edited by admins."""
+    country_path = Path(min_length=1, max_length=10, examples=["se"])
+
+    @app.get("/api/v1/forwarding", response_model=list[ForwardingOut], tags=["forwarding"])
+    def list_forwarding() -> list[dict[str, Any]]:
+        """Where URN:NBNs of other countries are forwarded (RFC 8458 §4.4), by country."""
+        return [forwarding_json(entry) for entry in service.forwardings()]
+
+    @app.put(
+        "/api/v1/forwarding/{country}",
+        response_model=ForwardingOut,
+        responses={201: {"model": ForwardingOut, "description": "Created"}}
+        | _problem_responses(400)
+        | authenticated,
+        tags=["forwarding"],
+    )
+    def put_forwarding(
+        country: Annotated[str, country_path],
+        body: ForwardingIn,
+        _: Annotated[Principal, Depends(admin)],
+        response: Response,
+    ) -> dict[str, Any]:
+        """Create (201) or replace (200) a country's resolver (admin): an https URL template
+        with one ``{urn}``, in its path or its query."""
+        entry, created = service.set_forwarding(country, body.url_template, body.note)
+        response.status_code = 201 if created else 200
+        return forwarding_json(entry)
+
+    @app.delete(
+        "/api/v1/forwarding/{country}",
+        status_code=204,
+        responses=_problem_responses(404) | authenticated,
+        tags=["forwarding"],
+    )
+    def delete_forwarding(
+        country: Annotated[str, country_path], _: Annotated[Principal, Depends(admin)]
+    ) -> Response:
+        """Remove a country's resolver (admin): its URN:NBNs are then not found here."""
+        service.remove_forwarding(country)
+        return Response(status_code=204)
+
+
 def _type_error(field: str, expected: str) -> dict[str, Any]:
     return {"loc": ("body", field), "msg": f"must be {expected}", "type": "type_error"}
 
@@ -851,7 +923,12 @@ def app_from_environment() -> FastAPI:
     ASGI server, once per worker process."""
     settings = Settings.from_environment()
     store = Store(settings.database_url)
-    app = create_app(Service(store), settings.statistics_interval)
+    discovery = (
+        Discovery(settings.dns_nameserver or None, settings.dns_root)
+        if settings.dns_discovery
+        else None
+    )
+    app = create_app(Service(store, discovery), settings.statistics_interval)
     if settings.link_check_interval:
         app.router.lifespan_context = with_periodic_checks(
             app.router.lifespan_context, store, settings.link_check_interval
