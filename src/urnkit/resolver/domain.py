@@ -323,3 +323,22 @@ def assigned_name(prefix: str, nbn_string: str) -> str:
     if prefix.split(":")[0] in DNB_COUNTRIES:
         text += nbn.dnb_check_digit(text)
     return text
+
+
+@dataclass(frozen=True, slots=True)
+class HarvestSource:
+    """An OAI-PMH repository whose records register URN:NBN -> URL mappings
+    (:mod:`urnkit.resolver.oai_harvest`): only under ``organisation``'s delegated prefixes, only
+    location URLs that fully match ``url_pattern``. ``next_from`` is the datestamp the next
+    incremental harvest asks ``from=``, in the repository's ``granularity``."""
+
+    id: int
+    name: str
+    base_url: str
+    organisation: str
+    url_pattern: str
+    set_spec: str | None = None
+    granularity: str | None = None
+    next_from: str | None = None
+    harvested: datetime | None = None
+    created: datetime | None = None

@@ -31,11 +31,12 @@ class Settings:
     port: int = 8000
     workers: int = 1
     server: str = "uvicorn"
+    oai_admin_email: str = "urnkit@localhost"  # OAI-PMH Identify's adminEmail
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from ``URNKIT_DATABASE_URL``, ``URNKIT_HOST``, ``URNKIT_PORT``,
-        ``URNKIT_WORKERS`` and ``URNKIT_SERVER``."""
+        ``URNKIT_WORKERS``, ``URNKIT_SERVER`` and ``URNKIT_OAI_ADMIN_EMAIL``."""
         environ = os.environ if environ is None else environ
         values: dict[str, str | int] = {}
         for field in fields(cls):

@@ -18,7 +18,7 @@ from http import HTTPStatus
 from importlib.metadata import version
 from pathlib import Path as FilePath
 from typing import Annotated, Any, Literal
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote
 
 from fastapi import Body, Depends, FastAPI, Header, Path, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -26,11 +26,13 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.routing import Match, Route
 from starlette.types import Scope
 
 from urnkit.resolver.domain import Location, Principal, ResolverError, UnacceptableError
+from urnkit.resolver.oai_repository import Repository
 from urnkit.resolver.service import (
     MAX_BATCH,
     MAX_GENERATE,
@@ -590,6 +592,27 @@ def create_app(service: Service) -> FastAPI:
         """Revoke a token (admin): it stops working at once, in every server process."""
         service.revoke_token(token_id)
         return Response(status_code=204)
+
+    # --- OAI-PMH ---------------------------------------------------------------------------------
+
+    repository = Repository(service, Settings.from_environment().oai_admin_email)
+
+    @app.api_route(
+        "/oai",
+        methods=["GET", "POST"],
+        response_class=Response,
+        tags=["oai-pmh"],
+        responses={200: {"content": {"text/xml": {}}, "description": "An OAI-PMH 2.0 response"}},
+    )
+    async def oai(request: Request) -> Response:
+        """OAI-PMH 2.0 (oai_dc; a set per delegated prefix): the arguments in the query, or
+        for POST in an ``application/x-www-form-urlencoded`` body. Errors are OAI-PMH's own,
+        in a 200 response (OAI-PMH 2.0 §3.6)."""
+        raw = await request.body() if request.method == "POST" else request.url.query.encode()
+        arguments = parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True)
+        base_url = str(request.url.replace(query=""))
+        document = await run_in_threadpool(repository.respond, arguments, base_url)
+        return Response(document, media_type="text/xml; charset=utf-8")
 
     # --- pages and resolution ------------------------------------------------------------------
 
