@@ -133,7 +133,10 @@ class _Listing:
                 int(cursor),
                 int(total),
             )
-        except (binascii.Error, ValueError, TypeError, UnicodeDecodeError):
+            moments = (listing.start, listing.end, listing.after and listing.after[0])
+            if any(m is not None and m.tzinfo is None for m in moments):
+                raise ValueError("a moment without its time zone")
+        except (binascii.Error, ValueError, TypeError, LookupError):
             raise OAIError("badResumptionToken", f"{token!r} is not a resumption token") from None
         if listing.verb != verb:
             raise OAIError(
