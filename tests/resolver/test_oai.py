@@ -90,8 +90,11 @@ class Upstream:
     ) -> list[tuple[Any, Any, None]]:
         found = []
         for identifier, (stamp, fields) in sorted(self.items.items()):
+            sets = (fields or {}).get("setSpec", [])  # not a DC element: not written as one
+            if set is not None and set not in sets:
+                continue
             if (from_ is None or stamp >= from_) and (until is None or stamp <= until):
-                header = common.Header(None, identifier, stamp, [], fields is None)
+                header = common.Header(None, identifier, stamp, sets, fields is None)
                 found.append((header, common.Metadata(None, fields or {}), None))
         return found
 
@@ -276,6 +279,19 @@ def test_an_incremental_harvest_asks_from_the_last_response_date(
 
     # Nothing new upstream: the next incremental harvest writes nothing.
     assert "0 created, 0 changed" in harvest(resolver, name).stdout
+
+
+def test_a_source_with_a_set_harvests_only_that_set(
+    resolver: Resolver, upstream: Upstream, anonymous: httpx.Client, unique: str
+) -> None:
+    name = f"set-{unique}"
+    upstream.add("oai:s:1", OLD, identifier=[f"urn:nbn:fi:test-{unique}t1"], setSpec=["theses"])
+    upstream.add("oai:s:2", OLD, identifier=[f"urn:nbn:fi:test-{unique}t2"], setSpec=["data"])
+    add_source(resolver, name, upstream, "--set", "theses")
+    assert "1 created" in harvest(resolver, name).stdout
+    assert upstream.requests[1]["set"] == "theses"
+    assert anonymous.get(f"/urn:nbn:fi:test-{unique}t1").status_code == 200  # no location
+    assert anonymous.get(f"/urn:nbn:fi:test-{unique}t2").status_code == 404
 
 
 @pytest.mark.parametrize(
@@ -563,3 +579,26 @@ def test_repeated_arguments_and_a_token_of_another_verb(
     assert token
     wrong = _ask(resolver, verb="ListRecords", resumptionToken=token)
     assert wrong.find(f"{OAI}error").get("code") == "badResumptionToken"  # type: ignore[union-attr]
+
+
+def test_admins_manage_sources_over_the_api(
+    resolver: Resolver, admin: httpx.Client, api: httpx.Client, unique: str
+) -> None:
+    source = {
+        "name": f"api-{unique}",
+        "organisation": "Test Library",
+        "base_url": "https://repo.example.org/oai",
+        "url_pattern": PATTERN,
+        "set_spec": "theses:2026",
+    }
+    created = admin.post("/api/v1/oai/sources", json=source)
+    assert created.status_code == 201, created.text
+    assert created.json() == source | {"granularity": None, "next_from": None, "harvested": None}
+    assert admin.post("/api/v1/oai/sources", json=source).status_code == 409
+    bad = admin.post("/api/v1/oai/sources", json=source | {"name": "x", "url_pattern": "a{2,1}"})
+    assert bad.status_code == 422
+    assert bad.json()["position"] == 2
+    assert "min repeat greater than max repeat" in bad.json()["detail"]
+    assert api.post("/api/v1/oai/sources", json=source | {"name": "y"}).status_code == 403
+    listed = admin.get("/api/v1/oai/sources").json()
+    assert source["name"] in [entry["name"] for entry in listed]

@@ -228,11 +228,8 @@ class _Feed:
 class Harvester:
     """Harvest sources, and harvests, over a :class:`~urnkit.resolver.service.Service`."""
 
-    def __init__(self, service: Service, client: httpx.Client | None = None) -> None:
+    def __init__(self, service: Service) -> None:
         self.service = service
-        self.client = client or httpx.Client(
-            timeout=TIMEOUT, follow_redirects=True, headers={"User-Agent": "urnkit-harvester"}
-        )
 
     def add_source(
         self,
@@ -284,7 +281,12 @@ class Harvester:
 
     def harvest(self, source: HarvestSource, full: bool = False) -> HarvestReport:
         """Harvest one source, fully or from where its last harvest ended."""
-        feed = _Feed(source, self.client)
+        headers = {"User-Agent": "urnkit-harvester"}
+        with httpx.Client(timeout=TIMEOUT, follow_redirects=True, headers=headers) as client:
+            return self._harvest(_Feed(source, client), full)
+
+    def _harvest(self, feed: _Feed, full: bool) -> HarvestReport:
+        source = feed.source
         granularity = feed.granularity()
         report = HarvestReport(source.name, full or source.next_from is None)
         arguments = {"verb": "ListRecords", "metadataPrefix": "oai_dc"}
