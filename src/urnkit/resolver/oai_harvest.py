@@ -54,6 +54,7 @@ from urnkit.resolver.dublin_core import (
     is_dublin_core_name,
     metadata_from_oai_dc,
 )
+from urnkit.resolver.oai_repository import OAIError, parse_datestamp
 from urnkit.resolver.service import Service, check_locations, record_json
 from urnkit.resolver.store import Transaction, now
 
@@ -201,21 +202,21 @@ class _Feed:
             raise self.fail(f"Identify gives an unknown granularity {granularity!r}", url)
         return granularity.strip()
 
-    def pages(self, **arguments: str) -> Iterator[tuple[ET.Element, list[ET.Element]]]:
-        """Each ListRecords response and its records, resumption tokens followed;
+    def pages(self, **arguments: str) -> Iterator[tuple[ET.Element, list[ET.Element], str]]:
+        """Each ListRecords response, its records and its URL, resumption tokens followed;
         noRecordsMatch is an empty list."""
         seen: set[str] = set()
         while True:
             root, errors, url = self.ask(**arguments)
             if [code for code, _ in errors] == ["noRecordsMatch"]:
-                yield root, []
+                yield root, [], url
                 return
             if errors:
                 raise self.fail("; ".join(f"{code}: {text}" for code, text in errors), url)
             listed = root.find(f"{{{OAI_PMH}}}ListRecords")
             if listed is None:
                 raise self.fail("the response has no ListRecords element", url)
-            yield root, listed.findall(f"{{{OAI_PMH}}}record")
+            yield root, listed.findall(f"{{{OAI_PMH}}}record"), url
             token = listed.findtext(f"{{{OAI_PMH}}}resumptionToken", "").strip()
             if not token:
                 return
@@ -298,17 +299,20 @@ class Harvester:
         if source.set_spec is not None:
             arguments["set"] = source.set_spec
         pattern = re.compile(source.url_pattern)
-        for root, page in feed.pages(**arguments):
+        for root, page, url in feed.pages(**arguments):
             if report.next_from is None:
                 stamp = root.findtext(f"{{{OAI_PMH}}}responseDate", "").strip()
+                try:
+                    parse_datestamp(stamp)
+                except OAIError:
+                    raise feed.fail(f"the responseDate {stamp!r} is not a datestamp", url) from None
                 report.next_from = stamp[:10] if granularity == "YYYY-MM-DD" else stamp
             items = [parse_item(record) for record in page]
             with self.service.store.transaction() as tx:
                 for item in items:
                     self._store(tx, source, pattern, item, report)
         report.requests = feed.requests
-        if not report.next_from:
-            raise HarvestError(f"harvesting {source.name!r}: the response has no responseDate")
+        assert report.next_from is not None  # pages() yields at least one response
         with self.service.store.transaction() as tx:
             tx.finish_oai_harvest(source.id, granularity, report.next_from)
         return report
@@ -322,7 +326,7 @@ class Harvester:
         report: HarvestReport,
     ) -> None:
         report.items += 1
-        where = f"{item.identifier or '(no identifier)'}"
+        where = item.identifier or "(no identifier)"
         if not item.identifier or len(item.identifier) > MAX_IDENTIFIER:
             report.refused.append(f"{where}: an OAI identifier is 1 to {MAX_IDENTIFIER} characters")
             return
