@@ -105,8 +105,11 @@ class Upstream:
             body = environ.get("QUERY_STRING", "").encode()
         arguments = dict(parse_qsl(body.decode()))
         self.requests.append(arguments)
-        if self.break_with == "http":
-            start_response("503 Service Unavailable", [("Content-Type", "text/plain")])
+        if self.break_with in ("http", "busy"):
+            # OAI-PMH 2.0 §3.1.2.2: "busy" asks to come back in a second, once.
+            retry = [("Retry-After", "1")] if self.break_with == "busy" else []
+            self.break_with = None if self.break_with == "busy" else self.break_with
+            start_response("503 Service Unavailable", [("Content-Type", "text/plain"), *retry])
             return [b"down for maintenance"]
         if self.break_with == "token" and "resumptionToken" in arguments:
             arguments["resumptionToken"] = "expired"
@@ -279,6 +282,17 @@ def test_an_incremental_harvest_asks_from_the_last_response_date(
 
     # Nothing new upstream: the next incremental harvest writes nothing.
     assert "0 created, 0 changed" in harvest(resolver, name).stdout
+
+
+def test_a_busy_repository_is_asked_again_after_retry_after(
+    resolver: Resolver, upstream: Upstream, unique: str
+) -> None:
+    name = f"busy-{unique}"
+    upstream.add("oai:busy:1", OLD, identifier=[f"urn:nbn:fi:test-{unique}busy"])
+    add_source(resolver, name, upstream)
+    upstream.break_with = "busy"
+    assert "1 created" in harvest(resolver, name).stdout
+    assert [r["verb"] for r in upstream.requests] == ["Identify", "Identify", "ListRecords"]
 
 
 def test_a_source_with_a_set_harvests_only_that_set(

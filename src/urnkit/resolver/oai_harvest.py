@@ -26,6 +26,7 @@ True
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from urllib.parse import unquote, urlsplit
@@ -63,6 +64,8 @@ GRANULARITIES = ("YYYY-MM-DD", "YYYY-MM-DDThh:mm:ssZ")
 SET_SPEC = re.compile(r"[A-Za-z0-9\-_.!~*'()]+(:[A-Za-z0-9\-_.!~*'()]+)*")
 MAX_IDENTIFIER = 1_000  # an OAI identifier's length in oai_items
 TIMEOUT = 60.0  # seconds for one request to a repository
+RETRIES = 3  # times a request is repeated when the repository answers 503 with Retry-After
+MAX_WAIT = 300  # seconds of Retry-After waited; a longer wait fails the harvest
 
 
 class HarvestError(ResolverError):
@@ -169,11 +172,18 @@ class _Feed:
     def ask(self, **arguments: str) -> tuple[ET.Element, list[tuple[str, str]], str]:
         """The response's root element, its OAI-PMH errors (code, message) and the URL."""
         url = str(httpx.URL(self.source.base_url, params=arguments))
-        self.requests += 1
-        try:
-            response = self.client.get(url)
-        except httpx.HTTPError as error:
-            raise self.fail(f"the request failed: {error}", url) from None
+        for attempt in range(1 + RETRIES):
+            self.requests += 1
+            try:
+                response = self.client.get(url)
+            except httpx.HTTPError as error:
+                raise self.fail(f"the request failed: {error}", url) from None
+            # OAI-PMH 2.0 §3.1.2.2 (flow control): 503 with Retry-After asks us to come back.
+            wait = response.headers.get("Retry-After", "")
+            if response.status_code != 503 or not wait.isdigit() or int(wait) > MAX_WAIT:
+                break
+            if attempt < RETRIES:
+                time.sleep(int(wait))
         if response.status_code != 200:
             raise self.fail(f"HTTP {response.status_code} {response.reason_phrase}", url)
         try:
