@@ -1,4 +1,4 @@
-"""The resolver's commands: ``serve``, ``db``, ``admin``, ``import`` and ``export``.
+"""The resolver's commands: ``serve``, ``db``, ``admin``, ``import``, ``export`` and ``oai``.
 
 A thin adapter over :class:`~urnkit.resolver.service.Service`: it reads flags and files, calls
 the service, and prints. The server's libraries are imported only when a command runs, so the
@@ -308,7 +308,8 @@ def _group(
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``serve``, ``db``, ``admin``, ``import`` and ``export`` to the ``urnkit`` parser."""
+    """Add ``serve``, ``db``, ``admin``, ``import``, ``export`` and ``oai`` to the ``urnkit``
+    parser."""
     refused = (
         "0  done",
         "1  the service refused (the message says why)",
