@@ -175,7 +175,11 @@ def test_a_full_harvest_registers_the_urns_within_bounds(
     upstream.add(
         "oai:repo:1",
         OLD,
-        identifier=[f"URN:NBN:fi:test-{u}1", "https://repo.example.org/items/1"],
+        identifier=[
+            f"URN:NBN:fi:test-{u}1",
+            f"http://urn.fi/urn:nbn:FI:TEST-{u}1",
+            "https://repo.example.org/items/1",
+        ],
         title=["One"],
         creator=["Ann", "Bo"],
     )

@@ -369,7 +369,7 @@ class Harvester:
             report.refused.append(f"{where}: {error.detail}")
             return
         record_ids = []
-        for text in item.urns:
+        for text in _distinct(item.urns):
             try:
                 record_ids.append(self._put(tx, source, text, found, item.metadata, report))
             except (InvalidURNError, UnacceptableError, ForbiddenError, ConflictError) as error:
@@ -433,3 +433,19 @@ class Harvester:
         tx.append_history([(record_id, "harvested", actor, record_json(record))])
         report.changed += 1
         return record_id
+
+
+def _distinct(urns: Sequence[str]) -> list[str]:
+    """``urns`` without repeats of an equivalent URN (RFC 8141 §3), first spelling kept.
+
+    >>> _distinct(["URN:NBN:fi-1", "urn:nbn:FI-1", "urn:nbn:fi-2", "not a urn"])
+    ['URN:NBN:fi-1', 'urn:nbn:fi-2', 'not a urn']
+    """
+    found: dict[str, str] = {}
+    for text in urns:
+        try:
+            key = parse_urn(text).equivalence_key()
+        except InvalidURNError:
+            key = text  # refused, with the reason, when it is written
+        found.setdefault(key, text)
+    return list(found.values())
