@@ -12,7 +12,10 @@
 * A list is cut into pages of :data:`PAGE_SIZE`; the resumption token holds the list's
   arguments, the position reached (datestamp and row id) and the moment of the first response,
   after which no record is listed: records written meanwhile change no page's content and come in
-  the next incremental harvest (``from`` = the first response's ``responseDate``).
+  the next incremental harvest (``from`` = the first response's ``responseDate``). Tokens hold
+  no server state, so they do not expire. A record is listed by the time its write began: a
+  write committed more than a second after it began (a batch of thousands) can be missed by a
+  harvester whose ``from`` fell in between; harvesters should overlap ``from`` a little.
 
 >>> parse_datestamp("2026-01-02")
 (datetime.datetime(2026, 1, 2, 0, 0, tzinfo=datetime.timezone.utc), True)
