@@ -1,4 +1,5 @@
-"""The resolver's commands: ``serve``, ``db``, ``admin``, ``import``, ``export``, ``links``.
+"""The resolver's commands: ``serve``, ``db``, ``admin``, ``import``, ``export``, ``links`` and
+``oai``.
 
 A thin adapter over :class:`~urnkit.resolver.service.Service`: it reads flags and files, calls
 the service, and prints. The server's libraries are imported only when a command runs, so the
@@ -471,7 +472,7 @@ def _group(
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``serve``, ``db``, ``admin``, ``import``, ``export`` and ``links`` to the
+    """Add ``serve``, ``db``, ``admin``, ``import``, ``export``, ``links`` and ``oai`` to the
     ``urnkit`` parser."""
     refused = (
         "0  done",
@@ -598,6 +599,51 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
     _add_links_commands(commands, refused)
 
+    oai = _group(commands, "oai", "OAI-PMH: harvest URN:NBN -> URL mappings from repositories.")
+    add_source = _command(
+        oai,
+        _guarded(_oai_add_source),
+        "Add a repository to harvest URN:NBN -> URL mappings from (OAI-PMH 2.0, oai_dc).",
+        "Its URNs must fall under ORG's delegated prefixes and its location URLs must fully\n"
+        "match RE (a Python regular expression, checked now); --set harvests one set.",
+        refused,
+        mode=False,
+        group="oai",
+    )
+    add_source.add_argument("name", metavar="NAME")
+    add_source.add_argument("--organisation", required=True, metavar="ORG")
+    add_source.add_argument("--base-url", required=True, metavar="URL")
+    add_source.add_argument("--url-pattern", required=True, metavar="RE")
+    add_source.add_argument("--set", dest="set_spec", metavar="SPEC")
+    sources = _command(
+        oai,
+        _guarded(_oai_sources),
+        "List the harvest sources, tab-separated.",
+        "Columns: name, organisation, base URL, set, URL pattern, the next harvest's from=,\n"
+        "when a harvest last succeeded.",
+        refused,
+        mode=False,
+        group="oai",
+    )
+    harvest = _command(
+        oai,
+        _guarded(_oai_harvest),
+        "Harvest the named sources (all when none is named), from where each last ended.",
+        "Prints a summary per source and each refused URN or URL. --full harvests everything\n"
+        "again (idempotent: what is already stored is not written again). Exit 1 when a\n"
+        "harvest failed (the message names the source and the URL); the others still run.",
+        refused,
+        mode=False,
+        group="oai",
+    )
+    harvest.add_argument("names", metavar="NAME", nargs="*")
+    harvest.add_argument("--full", action="store_true", help="ignore the last harvest's datestamp")
+    for command in (add_source, sources, harvest):
+        _database_flag(command)
+
+
+# --- OAI-PMH ------------------------------------------------------------------------------------
+
 
 def _add_forwarding_commands(
     admin: argparse._SubParsersAction[argparse.ArgumentParser], refused: tuple[str, ...]
@@ -655,3 +701,50 @@ def _add_forwarding_commands(
     )
     for command in (listing, set_, remove, check):
         _database_flag(command)
+
+
+def _harvester(args: argparse.Namespace) -> Any:
+    from urnkit.resolver.oai_harvest import Harvester
+
+    return Harvester(_service(args))
+
+
+def _oai_add_source(args: argparse.Namespace) -> int:
+    source = _harvester(args).add_source(
+        args.name, args.organisation, args.base_url, args.url_pattern, args.set_spec
+    )
+    print(source.name)
+    return EXIT_OK
+
+
+def _oai_sources(args: argparse.Namespace) -> int:
+    for source in _harvester(args).sources():
+        cells = (
+            source.name,
+            source.organisation,
+            source.base_url,
+            source.set_spec or "",
+            source.url_pattern,
+            source.next_from or "",
+            source.harvested.isoformat() if source.harvested else "",
+        )
+        print("\t".join(cells))
+    return EXIT_OK
+
+
+def _oai_harvest(args: argparse.Namespace) -> int:
+    from urnkit.resolver.oai_harvest import HarvestError
+
+    harvester = _harvester(args)
+    failed = False
+    for source in harvester.sources(args.names):
+        try:
+            report = harvester.harvest(source, full=args.full)
+        except HarvestError as error:
+            print(f"urnkit: {error.detail}", file=sys.stderr)
+            failed = True
+            continue
+        print(report.summary())
+        for refusal in report.refused:
+            print(f"  refused: {refusal}")
+    return EXIT_INVALID if failed else EXIT_OK

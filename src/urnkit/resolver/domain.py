@@ -407,3 +407,22 @@ def next_link_state(previous: LinkState | None, check: LinkCheck) -> LinkState:
         status = previous.status if previous else "ok"
     since = previous.since if previous is not None and previous.status == status else check.at
     return LinkState(check.url, status, check.http_status, check.detail, failures, since, check.at)
+
+
+@dataclass(frozen=True, slots=True)
+class HarvestSource:
+    """An OAI-PMH repository whose records register URN:NBN -> URL mappings
+    (:mod:`urnkit.resolver.oai_harvest`): only under ``organisation``'s delegated prefixes, only
+    location URLs that fully match ``url_pattern``. ``next_from`` is the datestamp the next
+    incremental harvest asks ``from=``, in the repository's ``granularity``."""
+
+    id: int
+    name: str
+    base_url: str
+    organisation: str
+    url_pattern: str
+    set_spec: str | None = None
+    granularity: str | None = None
+    next_from: str | None = None
+    harvested: datetime | None = None
+    created: datetime | None = None

@@ -21,6 +21,8 @@ from xml.etree import ElementTree as ET
 
 from urnkit.resolver.domain import Record
 
+OAI_PMH = "http://www.openarchives.org/OAI/2.0/"
+OAI_PMH_SCHEMA = "http://www.openarchives.org/OAI/2.0/OAI-PMH.xsd"
 OAI_DC = "http://www.openarchives.org/OAI/2.0/oai_dc/"
 DC = "http://purl.org/dc/elements/1.1/"
 XSI = "http://www.w3.org/2001/XMLSchema-instance"
@@ -94,3 +96,35 @@ def oai_dc_xml(record: Record) -> str:
     <oai_dc:dc ...><dc:identifier>urn:nbn:fi-1</dc:identifier></oai_dc:dc>
     """
     return ET.tostring(oai_dc_element(record), encoding="unicode", xml_declaration=True)
+
+
+def is_dublin_core_name(name: str) -> bool:
+    """Whether a metadata name gives a DCMES element (its name or plural, in any case).
+
+    >>> is_dublin_core_name("Creators"), is_dublin_core_name("pages")
+    (True, False)
+    """
+    return name.lower() in _BY_NAME
+
+
+def metadata_from_oai_dc(dc: ET.Element) -> dict[str, Any]:
+    """The metadata an ``oai_dc:dc`` element gives, as :func:`dublin_core` reads it back: an
+    element given once under its name, one given more often under its plural as a list, in
+    document order; ``dc:identifier`` left out (the URN and the locations are not metadata).
+
+    >>> dc = ET.fromstring(f'<dc xmlns:dc="{DC}"><dc:title>A thesis</dc:title>'
+    ...                    '<dc:creator>Ann</dc:creator><dc:creator>Bo</dc:creator>'
+    ...                    '<dc:identifier>urn:nbn:fi-1</dc:identifier></dc>')
+    >>> metadata_from_oai_dc(dc)
+    {'title': 'A thesis', 'creators': ['Ann', 'Bo']}
+    """
+    values: dict[str, list[str]] = {}
+    for child in dc:
+        namespace, _, element = str(child.tag).rpartition("}")
+        text = (child.text or "").strip()
+        if namespace == "{" + DC and element in ELEMENTS and element != "identifier" and text:
+            values.setdefault(element, []).append(text)
+    return {
+        element if len(texts) == 1 else element + "s": texts[0] if len(texts) == 1 else texts
+        for element, texts in values.items()
+    }

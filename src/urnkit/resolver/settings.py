@@ -43,13 +43,14 @@ class Settings:
     dns_discovery: bool = False
     dns_nameserver: str = ""  # address:port
     dns_root: str = "urn.arpa"
+    oai_admin_email: str = "urnkit@localhost"  # OAI-PMH Identify's adminEmail
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from ``URNKIT_DATABASE_URL``, ``URNKIT_HOST``, ``URNKIT_PORT``,
         ``URNKIT_WORKERS``, ``URNKIT_SERVER``, ``URNKIT_STATISTICS_INTERVAL``,
         ``URNKIT_LINK_CHECK_INTERVAL``, ``URNKIT_DNS_DISCOVERY`` (0 or 1),
-        ``URNKIT_DNS_NAMESERVER`` and ``URNKIT_DNS_ROOT``."""
+        ``URNKIT_DNS_NAMESERVER``, ``URNKIT_DNS_ROOT`` and ``URNKIT_OAI_ADMIN_EMAIL``."""
         environ = os.environ if environ is None else environ
         values: dict[str, str | int | bool] = {}
         for field in fields(cls):

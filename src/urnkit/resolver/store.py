@@ -38,6 +38,7 @@ from sqlalchemy.pool import StaticPool
 
 from urnkit.resolver.domain import (
     BrokenLink,
+    HarvestSource,
     HistoryEntry,
     LinkCheck,
     LinkState,
@@ -176,6 +177,37 @@ forwarding = sa.Table(
     sa.Column("detail", sa.Text),  # what the last health check saw
     sa.Column("note", sa.Text),
     sa.Column("updated", _TIME, nullable=False),
+)
+
+# OAI-PMH (migration "oai"): datestamps are records.updated, listed in (updated, id) order; the
+# repositories harvested; which records each source's OAI items gave (a deleted item's header
+# names only its OAI identifier).
+sa.Index("ix_records_updated", records.c.updated, records.c.id)
+oai_sources = sa.Table(
+    "oai_sources",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(200), nullable=False, unique=True),
+    sa.Column("base_url", sa.Text, nullable=False),
+    sa.Column("organisation_id", sa.ForeignKey("organisations.id"), nullable=False),
+    sa.Column("url_pattern", sa.Text, nullable=False),
+    sa.Column("set_spec", sa.String(200)),
+    sa.Column("granularity", sa.String(30)),  # the repository's, from Identify
+    sa.Column("next_from", sa.String(30)),  # the next incremental harvest's from=
+    sa.Column("harvested", _TIME),  # when a harvest last succeeded
+    sa.Column("created", _TIME, nullable=False),
+)
+oai_items = sa.Table(
+    "oai_items",
+    metadata,
+    sa.Column("source_id", sa.ForeignKey("oai_sources.id"), primary_key=True),
+    sa.Column("identifier", sa.String(1000), primary_key=True),
+    sa.Column(
+        "record_id",
+        sa.BigInteger().with_variant(sa.Integer, "sqlite"),
+        sa.ForeignKey("records.id"),
+        primary_key=True,
+    ),
 )
 
 
@@ -514,44 +546,19 @@ class Transaction:
         with ``title`` in ``metadata.title`` (case-insensitive; on SQLite for ASCII letters
         only) and a location at ``url`` if given. The title search reads every record past
         ``after`` until ``limit`` match: no index serves a substring."""
-        query = (
-            sa.select(*_RECORD_COLUMNS)
-            .join(organisations)
-            .where(records.c.id > after)
-            .order_by(records.c.id)
-            .limit(limit)
-        )
-        if prefix is not None:
-            query = query.where(
-                sa.or_(records.c.prefix == prefix, records.c.prefix.startswith(prefix + ":"))
-            )
+        condition = sa.and_(records.c.id > after, self._listing_condition(prefix, None, None))
         if title is not None:
             escaped = title.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            query = query.where(
-                records.c.metadata["title"].as_string().ilike(f"%{escaped}%", escape="\\")
+            condition = sa.and_(
+                condition,
+                records.c.metadata["title"].as_string().ilike(f"%{escaped}%", escape="\\"),
             )
         if url is not None:  # locations.url's index (a hash index on PostgreSQL)
-            query = query.where(
-                records.c.id.in_(sa.select(locations.c.record_id).where(locations.c.url == url))
+            condition = sa.and_(
+                condition,
+                records.c.id.in_(sa.select(locations.c.record_id).where(locations.c.url == url)),
             )
-        rows = self.connection.execute(query).all()
-        found: dict[int, list[Location]] = {row.id: [] for row in rows}
-        if found:
-            for loc in self.connection.execute(
-                sa.select(
-                    locations.c.record_id,
-                    locations.c.url,
-                    locations.c.priority,
-                    locations.c.label,
-                    locations.c.media_type,
-                )
-                .where(locations.c.record_id.in_(list(found)))
-                .order_by(locations.c.priority, locations.c.id)
-            ):
-                found[loc.record_id].append(
-                    Location(loc.url, loc.priority, loc.label, loc.media_type)
-                )
-        return [(row.id, _record(row, found[row.id])) for row in rows]
+        return self._records_where(condition, records.c.id, limit=limit)
 
     def insert_record(self, record: Record, owner_id: int) -> int | None:
         """Insert a new record and its locations; None (and nothing written) when its
@@ -1047,6 +1054,155 @@ class Transaction:
             .where(forwarding.c.country == country)
             .values(health=health, detail=detail, checked=checked)
         )
+
+    # --- OAI-PMH ---------------------------------------------------------------------------------
+
+    def create_oai_source(
+        self,
+        name: str,
+        base_url: str,
+        organisation_id: int,
+        url_pattern: str,
+        set_spec: str | None,
+    ) -> bool:
+        """Add a harvest source; False when the name is taken."""
+        statement = (
+            self._insert(oai_sources)
+            .values(
+                name=name,
+                base_url=base_url,
+                organisation_id=organisation_id,
+                url_pattern=url_pattern,
+                set_spec=set_spec,
+                created=now(),
+            )
+            .on_conflict_do_nothing()
+            .returning(oai_sources.c.id)
+        )
+        return self.connection.scalar(statement) is not None
+
+    def oai_sources(self, names: Collection[str] = ()) -> list[HarvestSource]:
+        """The harvest sources called ``names`` (every one when empty), by name."""
+        query = (
+            sa.select(oai_sources, organisations.c.name.label("organisation"))
+            .join(organisations)
+            .order_by(oai_sources.c.name)
+        )
+        if names:
+            query = query.where(oai_sources.c.name.in_(list(names)))
+        return [
+            HarvestSource(
+                id=row.id,
+                name=row.name,
+                base_url=row.base_url,
+                organisation=row.organisation,
+                url_pattern=row.url_pattern,
+                set_spec=row.set_spec,
+                granularity=row.granularity,
+                next_from=row.next_from,
+                harvested=None if row.harvested is None else _utc(row.harvested),
+                created=_utc(row.created),
+            )
+            for row in self.connection.execute(query)
+        ]
+
+    def finish_oai_harvest(self, source_id: int, granularity: str, next_from: str) -> None:
+        """Store where the next incremental harvest of a source starts, after a success."""
+        self.connection.execute(
+            sa.update(oai_sources)
+            .where(oai_sources.c.id == source_id)
+            .values(granularity=granularity, next_from=next_from, harvested=now())
+        )
+
+    def oai_item_records(self, source_id: int, identifier: str) -> list[int]:
+        """The ids of the records that a source's OAI item gave."""
+        query = sa.select(oai_items.c.record_id).where(
+            oai_items.c.source_id == source_id, oai_items.c.identifier == identifier
+        )
+        return sorted(self.connection.scalars(query))
+
+    def add_oai_items(self, source_id: int, identifier: str, record_ids: Iterable[int]) -> None:
+        """Remember that a source's OAI item gave these records (already known: no change)."""
+        rows = [
+            {"source_id": source_id, "identifier": identifier, "record_id": record_id}
+            for record_id in record_ids
+        ]
+        if rows:
+            self.connection.execute(self._insert(oai_items).on_conflict_do_nothing(), rows)
+
+    def records_by_id(self, record_ids: Sequence[int]) -> list[tuple[int, Record]]:
+        """The records with these row ids, with their locations, by id."""
+        return self._records_where(records.c.id.in_(list(record_ids)), records.c.id)
+
+    def datestamped_records(
+        self,
+        prefix: str | None,
+        start: datetime | None,
+        end: datetime | None,
+        after: tuple[datetime, int] | None,
+        limit: int,
+    ) -> list[tuple[int, Record]]:
+        """Up to ``limit`` records updated in [``start``, ``end``), under ``prefix`` if given,
+        in (updated, id) order after the position ``after``: the pages of an OAI-PMH list."""
+        condition = self._listing_condition(prefix, start, end)
+        if after is not None:
+            condition = sa.and_(
+                condition,
+                sa.tuple_(records.c.updated, records.c.id)
+                > sa.tuple_(sa.literal(after[0], _TIME), sa.literal(after[1], sa.Integer)),
+            )
+        return self._records_where(condition, records.c.updated, records.c.id, limit=limit)
+
+    def count_datestamped(
+        self, prefix: str | None, start: datetime | None, end: datetime | None
+    ) -> int:
+        """How many records :meth:`datestamped_records` lists in all."""
+        query = sa.select(sa.func.count()).where(self._listing_condition(prefix, start, end))
+        counted: int = self.connection.scalar(query.select_from(records)) or 0
+        return counted
+
+    def earliest_updated(self) -> datetime | None:
+        """The oldest ``records.updated``: OAI-PMH's earliestDatestamp."""
+        earliest = self.connection.scalar(sa.select(sa.func.min(records.c.updated)))
+        return None if earliest is None else _utc(earliest)
+
+    @staticmethod
+    def _listing_condition(
+        prefix: str | None, start: datetime | None, end: datetime | None
+    ) -> sa.ColumnElement[bool]:
+        conditions: list[sa.ColumnElement[bool]] = [sa.true()]
+        if prefix is not None:
+            conditions.append(
+                sa.or_(records.c.prefix == prefix, records.c.prefix.startswith(prefix + ":"))
+            )
+        if start is not None:
+            conditions.append(records.c.updated >= start)
+        if end is not None:
+            conditions.append(records.c.updated < end)
+        return sa.and_(*conditions)
+
+    def _records_where(
+        self, condition: sa.ColumnElement[bool], *order: Any, limit: int | None = None
+    ) -> list[tuple[int, Record]]:
+        query = sa.select(*_RECORD_COLUMNS).join(organisations).where(condition).order_by(*order)
+        rows = self.connection.execute(query.limit(limit)).all()
+        found: dict[int, list[Location]] = {row.id: [] for row in rows}
+        for condition in _one_of(locations.c.record_id, found, self.connection.dialect):
+            for loc in self.connection.execute(
+                sa.select(
+                    locations.c.record_id,
+                    locations.c.url,
+                    locations.c.priority,
+                    locations.c.label,
+                    locations.c.media_type,
+                )
+                .where(condition)
+                .order_by(locations.c.priority, locations.c.id)
+            ):
+                found[loc.record_id].append(
+                    Location(loc.url, loc.priority, loc.label, loc.media_type)
+                )
+        return [(row.id, _record(row, found[row.id])) for row in rows]
 
 
 UNCHECKED = datetime(1970, 1, 1, tzinfo=UTC)

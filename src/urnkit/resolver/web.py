@@ -22,7 +22,7 @@ from http import HTTPStatus
 from importlib.metadata import version
 from pathlib import Path as FilePath
 from typing import Annotated, Any, Literal
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote
 
 from fastapi import Body, Depends, FastAPI, Header, Path, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -30,11 +30,13 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.routing import Match, Route
 from starlette.types import Scope
 
 from urnkit.resolver.domain import (
+    HarvestSource,
     InvalidURNError,
     Location,
     NotFoundError,
@@ -46,6 +48,8 @@ from urnkit.resolver.forwarding import forwarding_json
 from urnkit.resolver.links import with_periodic_checks
 from urnkit.resolver.metrics import Metrics
 from urnkit.resolver.naptr import Discovery
+from urnkit.resolver.oai_harvest import Harvester
+from urnkit.resolver.oai_repository import Repository
 from urnkit.resolver.pages import STATISTICS_DAYS, SearchBy, add_pages
 from urnkit.resolver.service import (
     MAX_BATCH,
@@ -253,6 +257,30 @@ class Problem(BaseModel):
     title: str
     status: int
     detail: str
+
+
+class HarvestSourceIn(BaseModel):
+    """An OAI-PMH repository to harvest URN:NBN -> URL mappings from."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=200, examples=["doria"])
+    organisation: str = Field(min_length=1, max_length=200)
+    base_url: str = Field(min_length=1, max_length=2000, examples=["https://repo.example.org/oai"])
+    url_pattern: str = Field(
+        min_length=1,
+        max_length=2000,
+        description="A regular expression every location URL must fully match",
+        examples=[r"https://repo\.example\.org/handle/\d+/\d+"],
+    )
+    set_spec: str | None = Field(None, max_length=200, description="Harvest only this set")
+
+
+class HarvestSourceOut(HarvestSourceIn):
+    """A harvest source and where its next incremental harvest starts."""
+
+    granularity: str | None
+    next_from: str | None = Field(description="The next harvest's from=; null before a success")
+    harvested: str | None = Field(description="RFC 3339 time of the last successful harvest")
 
 
 def _problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -749,6 +777,71 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
             "count": len(found),
             "links": [broken_link_json(b) for b in found],
         }
+
+    # --- OAI-PMH ---------------------------------------------------------------------------------
+
+    repository = Repository(service, Settings.from_environment().oai_admin_email)
+    harvester = Harvester(service)
+
+    def source_json(source: HarvestSource) -> dict[str, Any]:
+        return {
+            "name": source.name,
+            "organisation": source.organisation,
+            "base_url": source.base_url,
+            "url_pattern": source.url_pattern,
+            "set_spec": source.set_spec,
+            "granularity": source.granularity,
+            "next_from": source.next_from,
+            "harvested": source.harvested.isoformat() if source.harvested else None,
+        }
+
+    @app.get(
+        "/api/v1/oai/sources",
+        response_model=list[HarvestSourceOut],
+        responses=authenticated,
+        tags=["oai-pmh"],
+    )
+    def harvest_sources(_: Annotated[Principal, Depends(admin)]) -> list[dict[str, Any]]:
+        """Every OAI-PMH harvest source (admin); harvests run with ``urnkit oai harvest``."""
+        return [source_json(source) for source in harvester.sources()]
+
+    @app.post(
+        "/api/v1/oai/sources",
+        response_model=HarvestSourceOut,
+        status_code=201,
+        responses=_problem_responses(404, 409, 422) | authenticated,
+        tags=["oai-pmh"],
+    )
+    def add_harvest_source(
+        body: HarvestSourceIn, _: Annotated[Principal, Depends(admin)]
+    ) -> dict[str, Any]:
+        """Add an OAI-PMH harvest source (admin): its URNs must fall under the organisation's
+        delegated prefixes, its location URLs must fully match the pattern."""
+        source = harvester.add_source(
+            body.name, body.organisation, body.base_url, body.url_pattern, body.set_spec
+        )
+        return source_json(source)
+
+    async def oai(request: Request) -> Response:
+        """OAI-PMH 2.0 (oai_dc; a set per delegated prefix): the arguments in the query, or
+        for POST in an ``application/x-www-form-urlencoded`` body. Errors are OAI-PMH's own,
+        in a 200 response (OAI-PMH 2.0 §3.6)."""
+        raw = await request.body() if request.method == "POST" else request.url.query.encode()
+        arguments = parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True)
+        base_url = str(request.url.replace(query=""))
+        document = await run_in_threadpool(repository.respond, arguments, base_url)
+        return Response(document, media_type="text/xml; charset=utf-8")
+
+    for method in ("GET", "POST"):  # an operation each: OpenAPI wants their ids unique
+        app.add_api_route(
+            "/oai",
+            oai,
+            methods=[method],
+            operation_id=f"oai_pmh_{method.lower()}",
+            response_class=Response,
+            tags=["oai-pmh"],
+            responses={200: {"content": {"text/xml": {}}, "description": "An OAI-PMH response"}},
+        )
 
     # --- pages and resolution ------------------------------------------------------------------
 

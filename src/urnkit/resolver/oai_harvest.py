@@ -1,0 +1,451 @@
+"""Harvesting URN:NBN -> URL mappings from repositories' OAI-PMH feeds (OAI-PMH 2.0, ``oai_dc``).
+
+A *source* is a repository's base URL, the organisation whose delegated prefixes bound what the
+source may register (RFC 8458 §4.3), a regular expression every location URL must fully match,
+and optionally a setSpec. A harvest asks ``Identify`` for the repository's granularity, then
+``ListRecords`` with ``metadataPrefix=oai_dc`` (and ``from=`` the datestamp the last successful
+harvest stored, unless it is full), following resumption tokens. Each response page is written
+in one transaction; the next ``from=`` (the first response's ``responseDate``, in the
+repository's granularity, as the OAI-PMH guidelines for harvesters advise) is stored only when
+the whole list was read.
+
+In each record, a ``dc:identifier`` is a URN when it is ``urn:nbn:…`` in any case, or an http(s)
+URL whose path is one (a resolver's link such as ``http://urn.fi/URN:NBN:fi-…``); it is a
+location when it is any other http(s) URL. A URN outside the organisation's prefixes, or a URL
+that does not match the pattern, is refused and reported, never written. A record whose header
+says ``status="deleted"`` takes the locations away from the records it gave (a URN is never
+deleted, RFC 8458 §4.1): they resolve to their metadata page. Writing what is already stored
+writes nothing, so harvesting a feed again changes nothing.
+
+>>> urn_in("http://urn.fi/URN:NBN:fi-fe2010")
+'URN:NBN:fi-fe2010'
+>>> urn_in("https://example.org/x") is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from urllib.parse import unquote, urlsplit
+from xml.etree import ElementTree as ET
+
+import httpx
+
+from urnkit.resolver.domain import (
+    ConflictError,
+    ForbiddenError,
+    HarvestSource,
+    InvalidURNError,
+    Location,
+    NotFoundError,
+    Principal,
+    Record,
+    ResolverError,
+    UnacceptableError,
+    parse_urn,
+    prefix_of,
+)
+from urnkit.resolver.dublin_core import (
+    DC,
+    OAI_DC,
+    OAI_PMH,
+    is_dublin_core_name,
+    metadata_from_oai_dc,
+)
+from urnkit.resolver.oai_repository import OAIError, parse_datestamp
+from urnkit.resolver.service import Service, check_locations, record_json
+from urnkit.resolver.store import Transaction, now
+
+GRANULARITIES = ("YYYY-MM-DD", "YYYY-MM-DDThh:mm:ssZ")
+# OAI-PMH 2.0 §4.6's setSpec: colon-separated parts of unreserved URI characters.
+SET_SPEC = re.compile(r"[A-Za-z0-9\-_.!~*'()]+(:[A-Za-z0-9\-_.!~*'()]+)*")
+MAX_IDENTIFIER = 1_000  # an OAI identifier's length in oai_items
+TIMEOUT = 60.0  # seconds for one request to a repository
+RETRIES = 3  # times a request is repeated when the repository answers 503 with Retry-After
+MAX_WAIT = 300  # seconds of Retry-After waited; a longer wait fails the harvest
+
+
+class HarvestError(ResolverError):
+    """A harvest that could not be completed: the repository failed or answered nonsense."""
+
+    title = "Harvest failed"
+
+
+def urn_in(identifier: str) -> str | None:
+    """The URN:NBN a ``dc:identifier`` holds: the identifier itself, or the path of an http(s)
+    URL (a resolver's link) that is one; None otherwise.
+
+    >>> urn_in("URN:NBN:se:uu:diva-1"), urn_in("doi:10.1000/1")
+    ('URN:NBN:se:uu:diva-1', None)
+    """
+    text = identifier.strip()
+    if text[:8].lower() == "urn:nbn:":
+        return text
+    if text[:7].lower() == "http://" or text[:8].lower() == "https://":
+        path = unquote(urlsplit(text).path).lstrip("/")
+        if path[:8].lower() == "urn:nbn:":
+            return path
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One OAI record: its identifier, whether deleted, URNs, location URLs and metadata."""
+
+    identifier: str
+    deleted: bool = False
+    urns: tuple[str, ...] = ()
+    urls: tuple[str, ...] = ()
+    metadata: dict[str, object] = field(default_factory=dict)
+
+
+def parse_item(record: ET.Element) -> Item:
+    """An OAI-PMH ``record`` element as an :class:`Item`."""
+    header = record.find(f"{{{OAI_PMH}}}header")
+    identifier = "" if header is None else header.findtext(f"{{{OAI_PMH}}}identifier", "")
+    if header is not None and header.get("status") == "deleted":
+        return Item(identifier.strip(), deleted=True)
+    dc = record.find(f"{{{OAI_PMH}}}metadata/{{{OAI_DC}}}dc")
+    if dc is None:
+        return Item(identifier.strip())
+    urns: list[str] = []
+    urls: list[str] = []
+    for element in dc.iterfind(f"{{{DC}}}identifier"):
+        text = (element.text or "").strip()
+        urn = urn_in(text)
+        if urn is not None:
+            urns.append(urn)
+        elif text[:7].lower() == "http://" or text[:8].lower() == "https://":
+            urls.append(text)
+    return Item(identifier.strip(), False, tuple(urns), tuple(urls), metadata_from_oai_dc(dc))
+
+
+@dataclass
+class HarvestReport:
+    """What one harvest of one source did; ``refused`` says what was not written, and why."""
+
+    source: str
+    full: bool
+    asked_from: str | None = None
+    next_from: str | None = None
+    requests: int = 0
+    items: int = 0
+    created: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    withdrawn: int = 0
+    without_urn: int = 0
+    refused: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line for the operator.
+
+        >>> HarvestReport("repo", False, "2026-01-01", items=3, created=2).summary()
+        'repo: from=2026-01-01, 3 items in 0 requests: 2 created, 0 changed, 0 unchanged, ...'
+        """
+        start = "full" if self.asked_from is None else f"from={self.asked_from}"
+        return (
+            f"{self.source}: {start}, {self.items} items in {self.requests} requests: "
+            f"{self.created} created, {self.changed} changed, {self.unchanged} unchanged, "
+            f"{self.withdrawn} withdrawn (deleted upstream), {self.without_urn} without a "
+            f"URN:NBN, {len(self.refused)} refused"
+        )
+
+
+class _Feed:
+    """Requests to one repository: each answer parsed, every failure a :class:`HarvestError`
+    naming the source and the URL asked."""
+
+    def __init__(self, source: HarvestSource, client: httpx.Client) -> None:
+        self.source = source
+        self.client = client
+        self.requests = 0
+
+    def fail(self, what: str, url: str) -> HarvestError:
+        return HarvestError(
+            f"harvesting {self.source.name!r}: {what} ({url})", source=self.source.name, url=url
+        )
+
+    def ask(self, **arguments: str) -> tuple[ET.Element, list[tuple[str, str]], str]:
+        """The response's root element, its OAI-PMH errors (code, message) and the URL."""
+        url = str(httpx.URL(self.source.base_url, params=arguments))
+        for attempt in range(1 + RETRIES):
+            self.requests += 1
+            try:
+                response = self.client.get(url)
+            except httpx.HTTPError as error:
+                raise self.fail(f"the request failed: {error}", url) from None
+            # OAI-PMH 2.0 §3.1.2.2 (flow control): 503 with Retry-After asks us to come back.
+            wait = response.headers.get("Retry-After", "")
+            if response.status_code != 503 or not wait.isdigit() or int(wait) > MAX_WAIT:
+                break
+            if attempt < RETRIES:
+                time.sleep(int(wait))
+        if response.status_code != 200:
+            raise self.fail(f"HTTP {response.status_code} {response.reason_phrase}", url)
+        try:
+            root = ET.fromstring(response.content)
+        except ET.ParseError as error:
+            raise self.fail(f"malformed XML: {error}", url) from None
+        if root.tag != f"{{{OAI_PMH}}}OAI-PMH":
+            raise self.fail(f"not an OAI-PMH response (the root element is {root.tag})", url)
+        errors = [
+            (error.get("code", ""), (error.text or "").strip())
+            for error in root.iterfind(f"{{{OAI_PMH}}}error")
+        ]
+        return root, errors, url
+
+    def answer(self, **arguments: str) -> tuple[ET.Element, str]:
+        """:meth:`ask`, an OAI-PMH error being a failure."""
+        root, errors, url = self.ask(**arguments)
+        if errors:
+            raise self.fail("; ".join(f"{code}: {message}" for code, message in errors), url)
+        return root, url
+
+    def granularity(self) -> str:
+        root, url = self.answer(verb="Identify")
+        granularity = root.findtext(f"{{{OAI_PMH}}}Identify/{{{OAI_PMH}}}granularity", "")
+        if granularity.strip() not in GRANULARITIES:
+            raise self.fail(f"Identify gives an unknown granularity {granularity!r}", url)
+        return granularity.strip()
+
+    def pages(self, **arguments: str) -> Iterator[tuple[ET.Element, list[ET.Element], str]]:
+        """Each ListRecords response, its records and its URL, resumption tokens followed;
+        noRecordsMatch is an empty list."""
+        seen: set[str] = set()
+        while True:
+            root, errors, url = self.ask(**arguments)
+            if [code for code, _ in errors] == ["noRecordsMatch"]:
+                yield root, [], url
+                return
+            if errors:
+                raise self.fail("; ".join(f"{code}: {text}" for code, text in errors), url)
+            listed = root.find(f"{{{OAI_PMH}}}ListRecords")
+            if listed is None:
+                raise self.fail("the response has no ListRecords element", url)
+            yield root, listed.findall(f"{{{OAI_PMH}}}record"), url
+            token = listed.findtext(f"{{{OAI_PMH}}}resumptionToken", "").strip()
+            if not token:
+                return
+            if token in seen:
+                raise self.fail(f"the resumption token {token!r} came back: a loop", url)
+            seen.add(token)
+            arguments = {"verb": "ListRecords", "resumptionToken": token}
+
+
+class Harvester:
+    """Harvest sources, and harvests, over a :class:`~urnkit.resolver.service.Service`."""
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+
+    def add_source(
+        self,
+        name: str,
+        organisation: str,
+        base_url: str,
+        url_pattern: str,
+        set_spec: str | None = None,
+    ) -> HarvestSource:
+        """Add a source, each part checked: an unknown organisation, a base URL that is not an
+        absolute http(s) URL without query, a pattern that is not a regular expression, or a
+        setSpec outside OAI-PMH's syntax is refused with the reason."""
+        name = name.strip()
+        if not name or len(name) > 200 or not name.isprintable():
+            raise UnacceptableError("a source's name is 1 to 200 printable characters")
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
+            raise UnacceptableError(
+                f"the base URL {base_url!r} is not an absolute http(s) URL without a query "
+                "(OAI-PMH 2.0 §3.1.1: the arguments are added to it)"
+            )
+        try:
+            re.compile(url_pattern)
+        except re.error as error:
+            raise UnacceptableError(
+                f"the URL pattern {url_pattern!r} is not a regular expression: {error.msg} "
+                f"at position {error.pos}",
+                position=error.pos,
+            ) from None
+        if set_spec is not None and not SET_SPEC.fullmatch(set_spec):
+            raise UnacceptableError(f"{set_spec!r} is not a setSpec (OAI-PMH 2.0 §4.6)")
+        with self.service.store.transaction() as tx:
+            organisation_id = tx.organisation_id(organisation)
+            if organisation_id is None:
+                raise NotFoundError(f"no organisation is called {organisation!r}")
+            if not tx.create_oai_source(name, base_url, organisation_id, url_pattern, set_spec):
+                raise ConflictError(f"a harvest source called {name!r} exists")
+            return tx.oai_sources([name])[0]
+
+    def sources(self, names: Sequence[str] = ()) -> list[HarvestSource]:
+        """The sources called ``names`` (all when none are named); :class:`NotFoundError` names
+        an unknown one."""
+        with self.service.store.snapshot() as tx:
+            found = tx.oai_sources(names)
+        unknown = set(names) - {source.name for source in found}
+        if unknown:
+            raise NotFoundError(f"no harvest source is called {', '.join(sorted(unknown))}")
+        return found
+
+    def harvest(self, source: HarvestSource, full: bool = False) -> HarvestReport:
+        """Harvest one source, fully or from where its last harvest ended."""
+        headers = {"User-Agent": "urnkit-harvester"}
+        with httpx.Client(timeout=TIMEOUT, follow_redirects=True, headers=headers) as client:
+            return self._harvest(_Feed(source, client), full)
+
+    def _harvest(self, feed: _Feed, full: bool) -> HarvestReport:
+        source = feed.source
+        granularity = feed.granularity()
+        report = HarvestReport(source.name, full or source.next_from is None)
+        arguments = {"verb": "ListRecords", "metadataPrefix": "oai_dc"}
+        if not report.full and source.next_from is not None:
+            # A datestamp stored in seconds, asked of a repository now counting days: its day.
+            day = granularity == "YYYY-MM-DD"
+            report.asked_from = source.next_from[:10] if day else source.next_from
+            arguments["from"] = report.asked_from
+        if source.set_spec is not None:
+            arguments["set"] = source.set_spec
+        pattern = re.compile(source.url_pattern)
+        for root, page, url in feed.pages(**arguments):
+            if report.next_from is None:
+                stamp = root.findtext(f"{{{OAI_PMH}}}responseDate", "").strip()
+                try:
+                    parse_datestamp(stamp)
+                except OAIError:
+                    raise feed.fail(f"the responseDate {stamp!r} is not a datestamp", url) from None
+                report.next_from = stamp[:10] if granularity == "YYYY-MM-DD" else stamp
+            items = [parse_item(record) for record in page]
+            with self.service.store.transaction() as tx:
+                for item in items:
+                    self._store(tx, source, pattern, item, report)
+        report.requests = feed.requests
+        assert report.next_from is not None  # pages() yields at least one response
+        with self.service.store.transaction() as tx:
+            tx.finish_oai_harvest(source.id, granularity, report.next_from)
+        return report
+
+    def _store(
+        self,
+        tx: Transaction,
+        source: HarvestSource,
+        pattern: re.Pattern[str],
+        item: Item,
+        report: HarvestReport,
+    ) -> None:
+        report.items += 1
+        where = item.identifier or "(no identifier)"
+        if not item.identifier or len(item.identifier) > MAX_IDENTIFIER:
+            report.refused.append(f"{where}: an OAI identifier is 1 to {MAX_IDENTIFIER} characters")
+            return
+        actor = f"oai:{source.name}"
+        if item.deleted:
+            for record_id, record in tx.records_by_id(
+                tx.oai_item_records(source.id, item.identifier)
+            ):
+                if record.locations and record.status == "active":
+                    withdrawn = replace(record, locations=(), updated=now())
+                    tx.update_record(record_id, withdrawn)
+                    tx.append_history([(record_id, "withdrawn", actor, record_json(withdrawn))])
+                    report.withdrawn += 1
+            return
+        if not item.urns:
+            report.without_urn += 1
+            return
+        urls = []
+        for url in item.urls:
+            if not pattern.fullmatch(url):
+                report.refused.append(
+                    f"{where}: the URL {url} does not match the source's URL pattern "
+                    f"{source.url_pattern!r}"
+                )
+            else:
+                urls.append(url)
+        try:
+            found = check_locations([Location(url, n) for n, url in enumerate(urls, 1)])
+        except UnacceptableError as error:
+            report.refused.append(f"{where}: {error.detail}")
+            return
+        record_ids = []
+        for text in _distinct(item.urns):
+            try:
+                record_ids.append(self._put(tx, source, text, found, item.metadata, report))
+            except (InvalidURNError, UnacceptableError, ForbiddenError, ConflictError) as error:
+                report.refused.append(f"{where}: {text}: {error.detail}")
+        tx.add_oai_items(source.id, item.identifier, record_ids)
+
+    def _put(
+        self,
+        tx: Transaction,
+        source: HarvestSource,
+        text: str,
+        found: tuple[Location, ...],
+        harvested: dict[str, object],
+        report: HarvestReport,
+    ) -> int:
+        """Create or update the record of one URN as the source's organisation; its id."""
+        urn = parse_urn(text)
+        prefix = prefix_of(urn)
+        # The registrant's rule (RFC 8458 §4.3): the source's organisation holds the longest
+        # delegated prefix covering the URN.
+        self.service._authorize(tx, Principal(source.organisation, "registrant", 0), prefix)
+        key = urn.equivalence_key()
+        actor = f"oai:{source.name}"
+        record_id = tx.record_id(key, for_update=True)
+        if record_id is None:
+            owner_id = tx.organisation_id(source.organisation)
+            assert owner_id is not None
+            moment = now()
+            record = Record(
+                urn.assigned_name,
+                key,
+                prefix,
+                "active",
+                source.organisation,
+                moment,
+                moment,
+                locations=found,
+                metadata=harvested,
+            )
+            record_id = tx.insert_record(record, owner_id)
+            if record_id is not None:
+                tx.append_history([(record_id, "created", actor, record_json(record))])
+                report.created += 1
+                return record_id
+            record_id = tx.record_id(key, for_update=True)  # created meanwhile: update it
+            assert record_id is not None
+        current = tx.record(key)
+        assert current is not None
+        if current.status == "deactivated":
+            raise ConflictError(f"{current.urn} is deactivated; a deactivated URN is not written")
+        # The source describes its records in Dublin Core: those names are replaced, the others
+        # (registered through the API) kept.
+        metadata = {k: v for k, v in current.metadata.items() if not is_dublin_core_name(k)}
+        metadata.update(harvested)
+        record = replace(current, status="active", locations=found, metadata=metadata)
+        if record == current:
+            report.unchanged += 1
+            return record_id
+        record = replace(record, updated=now())
+        tx.update_record(record_id, record)
+        tx.append_history([(record_id, "harvested", actor, record_json(record))])
+        report.changed += 1
+        return record_id
+
+
+def _distinct(urns: Sequence[str]) -> list[str]:
+    """``urns`` without repeats of an equivalent URN (RFC 8141 §3), first spelling kept.
+
+    >>> _distinct(["URN:NBN:fi-1", "urn:nbn:FI-1", "urn:nbn:fi-2", "not a urn"])
+    ['URN:NBN:fi-1', 'urn:nbn:fi-2', 'not a urn']
+    """
+    found: dict[str, str] = {}
+    for text in urns:
+        try:
+            key = parse_urn(text).equivalence_key()
+        except InvalidURNError:
+            key = text  # refused, with the reason, when it is written
+        found.setdefault(key, text)
+    return list(found.values())
