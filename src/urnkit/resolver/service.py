@@ -75,12 +75,16 @@ MAX_LOCATIONS = 100
 @dataclass(frozen=True, slots=True)
 class Resolution:
     """What resolving a URN gives: a ``redirect`` to ``target``, a ``surrogate`` page of the
-    record's metadata (RFC 8458 §4.5), or ``gone`` (deactivated) naming its successors."""
+    record's metadata (RFC 8458 §4.5), or ``gone`` (deactivated) naming its successors.
+    ``alternates`` are the URLs a redirect could lead to, best first (``target`` is the first);
+    ``predecessors`` the URNs of the deactivated records naming this one as a successor."""
 
     kind: Literal["redirect", "surrogate", "gone"]
     urn: URN
     target: str | None = None
     record: Record | None = None
+    alternates: tuple[str, ...] = ()
+    predecessors: tuple[str, ...] = ()
 
 
 def record_json(record: Record) -> dict[str, Any]:
@@ -182,7 +186,7 @@ class Service:
         """
         urn = parse_urn(text)
         row = self.store.resolution_row(urn.equivalence_key())
-        return self._redirect(urn, row) or self._from_record(urn)
+        return self._redirect(urn, row) or self._from_record(urn, row)
 
     async def resolve_async(self, text: str) -> Resolution:
         """:meth:`resolve` for the event loop (``GET /{urn}``): the lookup is
@@ -192,7 +196,7 @@ class Service:
         row = await self.store.resolution_row_async(urn.equivalence_key())
         redirect = self._redirect(urn, row)
         if redirect is None:
-            return await asyncio.to_thread(self._from_record, urn)
+            return await asyncio.to_thread(self._from_record, urn, row)
         return redirect
 
     @staticmethod
@@ -201,18 +205,27 @@ class Service:
         answer needs the whole record (no such location, or deactivated)."""
         if row is None:
             raise NotFoundError(f"no URN equivalent to {urn.assigned_name} is registered here")
-        status, targets = row
+        status, targets, predecessors = row
         if status == "active" and targets is not None:
-            best = targets.partition("\n")[0]
-            return Resolution("redirect", urn, with_q_component(best, urn.q_component or ""))
+            alternates = tuple(targets.split("\n"))
+            if urn.q_component:
+                alternates = tuple(with_q_component(url, urn.q_component) for url in alternates)
+            return Resolution(
+                "redirect",
+                urn,
+                alternates[0],
+                alternates=alternates,
+                predecessors=() if predecessors is None else tuple(predecessors.split("\n")),
+            )
         return None
 
-    def _from_record(self, urn: URN) -> Resolution:
+    def _from_record(self, urn: URN, row: ResolutionRow | None) -> Resolution:
         record = self.get(urn.assigned_name)
         kind: Literal["surrogate", "gone"] = (
             "gone" if record.status == "deactivated" else "surrogate"
         )
-        return Resolution(kind, urn, record=record)
+        before = () if row is None or row[2] is None else tuple(row[2].split("\n"))
+        return Resolution(kind, urn, record=record, predecessors=before)
 
     # --- reading ---------------------------------------------------------------------------------
 
@@ -403,6 +416,7 @@ class Service:
             )
             tx.update_record(record_id, record)
             tx.append_history([(record_id, "deactivated", _actor(principal), record_json(record))])
+            _record_successions(tx, [key])
             return record
 
     def generate(self, principal: Principal, prefix: str, count: int = 1) -> list[Record]:
@@ -657,6 +671,7 @@ class Service:
         for size, fresh, documents in _read_ahead(prepared()):
             with self.store.transaction() as tx:
                 inserted = tx.import_batch(fresh, owner_ids, documents)
+                _record_successions(tx, [r.key for r in fresh if r.successors])
             imported += inserted
             skipped += size - inserted
             if progress is not None:
@@ -773,3 +788,16 @@ def _imported_record(
         successors=tuple(row.get("successors") or ()),
         note=row.get("note") or None,
     )
+
+
+def _record_successions(tx: Transaction, keys: Sequence[str]) -> None:
+    """Note who succeeds whom (``successions``) for the deactivated records among ``keys``; a
+    successor that is no URN (imported as it was) is nobody's successor."""
+    rows = []
+    for record_id, urn, successors in tx.named_successors(keys):
+        for successor in successors:
+            try:
+                rows.append((parse_urn(successor).equivalence_key(), record_id, urn))
+            except InvalidURNError:
+                continue
+    tx.add_successions(rows)

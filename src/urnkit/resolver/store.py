@@ -155,6 +155,16 @@ resolution_counts = sa.Table(
     sa.Column("day", sa.Date, primary_key=True),
     sa.Column("count", sa.BigInteger, nullable=False),
 )
+# Who succeeds whom: a row per successor a deactivated record names (RFC 8458 §4.1), keyed by
+# the successor's equivalence key, registered here or not. Resolution reads a record's
+# predecessors from it in the same query as its targets (Store._predecessors).
+successions = sa.Table(
+    "successions",
+    metadata,
+    sa.Column("successor_key", sa.String(2000), primary_key=True),
+    sa.Column("predecessor_id", sa.ForeignKey("records.id"), primary_key=True),
+    sa.Column("predecessor_urn", sa.String(2000), nullable=False),
+)
 
 
 def now() -> datetime:
@@ -771,10 +781,57 @@ class Transaction:
             )
         )
 
+    # --- successions and link states (resolution services) ----------------------------------
 
-ResolutionRow = tuple[str, str | None]
-"""What resolution reads of a record: its status and its targets (``records.targets``: the URLs
-to redirect to, best first, one a line; None if none)."""
+    def named_successors(self, keys: Collection[str]) -> list[tuple[int, str, list[str]]]:
+        """(row id, URN, successors) of the deactivated records among ``keys`` that name
+        successors."""
+        found: list[tuple[int, str, list[str]]] = []
+        for chunk in _chunks(list(keys), 1_000):
+            query = sa.select(records.c.id, records.c.urn, records.c.successors).where(
+                records.c.equivalence_key.in_(chunk), records.c.status == "deactivated"
+            )
+            found += [(row[0], row[1], list(row[2])) for row in self.connection.execute(query)]
+        return [entry for entry in found if entry[2]]
+
+    def add_successions(self, rows: Sequence[tuple[str, int, str]]) -> None:
+        """Record (successor key, predecessor row id, predecessor URN) rows; those present are
+        left as they are."""
+        if rows:
+            self.connection.execute(
+                self._insert(successions).on_conflict_do_nothing(),
+                [
+                    {"successor_key": key, "predecessor_id": rid, "predecessor_urn": urn}
+                    for key, rid, urn in rows
+                ],
+            )
+
+    def predecessors(self, key: str) -> list[str]:
+        """The URNs of the deactivated records naming the URN with equivalence key ``key`` as a
+        successor, oldest first."""
+        query = (
+            sa.select(successions.c.predecessor_urn)
+            .where(successions.c.successor_key == key)
+            .order_by(successions.c.predecessor_id)
+        )
+        return list(self.connection.scalars(query))
+
+    def link_states(self, urls: Iterable[str]) -> dict[str, tuple[str, datetime]]:
+        """What link checking last found of each of ``urls`` it knows: status and since when."""
+        found: dict[str, tuple[str, datetime]] = {}
+        for chunk in _chunks(list({url_hash(url) for url in urls}), 1_000):
+            query = sa.select(links.c.url, links.c.status, links.c.since).where(
+                links.c.url_hash.in_(chunk)
+            )
+            for row in self.connection.execute(query):
+                found[row.url] = (row.status, _utc(row.since))
+        return found
+
+
+ResolutionRow = tuple[str, str | None, str | None]
+"""What resolution reads of a record: its status, its targets (``records.targets``: the URLs
+to redirect to, best first, one a line; None if none) and its predecessors (the URNs of the
+deactivated records naming it as a successor, one a line; None if none)."""
 
 
 _DriverSQL = tuple[str, Callable[[Any], Any]]
@@ -784,7 +841,8 @@ def _driver_sql(query: sa.Select[Any], dialect: sa.Dialect, name: str) -> _Drive
     """``query`` as its driver takes it, bypassing SQLAlchemy's per-execution work: the SQL and a
     function from the value of the bind parameter ``name`` to the driver's parameters (the
     others, like ``LIMIT 1``, are constants)."""
-    compiled = query.compile(dialect=dialect)
+    # Rendered in: literal parameters, like the separator of aggregate_strings.
+    compiled = query.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
     fixed = dict(compiled.params)
     order = compiled.positiontup
     if order is None:  # named (psycopg)
@@ -884,7 +942,7 @@ class _BatchedLookups:
                     with suppress(Exception):
                         connection.close()
                 connection = None
-        found = {key: (status, targets) for key, status, targets in rows or ()}
+        found = {key: (status, targets, before) for key, status, targets, before in rows or ()}
         answers: dict[asyncio.AbstractEventLoop, list[tuple[Any, ResolutionRow | None]]] = {}
         for key, future, loop in batch:
             answers.setdefault(loop, []).append((future, found.get(key)))
@@ -957,12 +1015,18 @@ class Store:
 
     # The hot path's queries, built once: building a statement and its cache key on every
     # resolution cost more than running it (benchmarks/resolve_bench.py).
-    _resolution_query = sa.select(records.c.status, records.c.targets).where(
-        records.c.equivalence_key == sa.bindparam("key")
+    # The predecessors: a correlated subquery, one index probe in ``successions``.
+    _predecessors = (
+        sa.select(sa.func.aggregate_strings(successions.c.predecessor_urn, "\n"))
+        .where(successions.c.successor_key == records.c.equivalence_key)
+        .scalar_subquery()
     )
-    _resolution_keys = sa.bindparam("keys", type_=postgresql.ARRAY(sa.String))
+    _resolution_query = sa.select(records.c.status, records.c.targets, _predecessors).where(
+        records.c.equivalence_key == sa.bindparam("key", required=False)
+    )
+    _resolution_keys = sa.bindparam("keys", type_=postgresql.ARRAY(sa.String), required=False)
     _resolution_batch_query = sa.select(
-        records.c.equivalence_key, records.c.status, records.c.targets
+        records.c.equivalence_key, records.c.status, records.c.targets, _predecessors
     ).where(records.c.equivalence_key == sa.any_(_resolution_keys))
 
     def resolution_row(self, key: str) -> ResolutionRow | None:
@@ -975,7 +1039,7 @@ class Store:
                 # round trips. (On SQLite a read BEGIN costs less than switching modes.)
                 connection = connection.execution_options(isolation_level="AUTOCOMMIT")
             row = connection.execute(self._resolution_query, {"key": key}).first()
-        return None if row is None else (row.status, row.targets)
+        return None if row is None else (row[0], row[1], row[2])
 
     async def resolution_row_async(self, key: str) -> ResolutionRow | None:
         """:meth:`resolution_row` for the event loop: the hot path of ``GET /{urn}``.
