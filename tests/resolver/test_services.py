@@ -4,18 +4,17 @@ Each service is asked for by RFC 2169's convention, ``GET /uri-res/{service}?{ur
 is the URN, RFC 2169 §2), under its RFC 2483 name and its RFC 2169 alias, and on ``/{urn}`` by
 the ``s=`` directive (draft-ietf-urnbis-rfc2141bis-urn-03 §2.3.1), in the query or in the
 r-component (RFC 8141 §2.3.1). The answers are read back as a client would: text/uri-list lines,
-Link headers (parsed by ``requests``, an independent reader of RFC 8288), Dublin Core XML.
+Link headers (RFC 8288, read by :func:`parse_links`), Dublin Core XML.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
 from typing import Any
 from xml.etree import ElementTree as ET
 
 import httpx
 import pytest
-from requests.utils import parse_header_links
 from resolver_support import Resolver
 from test_resolution_contract import BROWSER, JSON, assert_problem, deactivate, register
 from test_store import _mark
@@ -46,10 +45,37 @@ def urls(unique: str) -> list[str]:
     return [location["url"] for location in locations(unique)]
 
 
+# RFC 8288 §3: link-value = "<" URI-Reference ">" *( OWS ";" OWS link-param ), link-param =
+# token BWS [ "=" BWS ( token / quoted-string ) ]; link-values are separated by commas.
+_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_QUOTED = r'"(?:[^"\\]|\\.)*"'
+_PARAM = re.compile(rf"\s*;\s*({_TOKEN})\s*(?:=\s*({_TOKEN}|{_QUOTED}))?")
+_LINK = re.compile(rf"\s*<([^>]*)>((?:\s*;\s*{_TOKEN}\s*(?:=\s*(?:{_TOKEN}|{_QUOTED}))?)*)\s*")
+
+
+def parse_links(value: str) -> list[tuple[str, dict[str, str]]]:
+    """The links of a ``Link`` header value (RFC 8288 §3): (URI, parameters), in order;
+    AssertionError where the value breaks the grammar."""
+    found, position = [], 0
+    while position < len(value):
+        match = _LINK.match(value, position)
+        assert match is not None, f"not a link-value at {position}: {value[position:]!r}"
+        parameters = {
+            name.lower(): re.sub(r"\\(.)", r"\1", raw[1:-1]) if raw.startswith('"') else raw
+            for name, raw in _PARAM.findall(match[2])
+        }
+        found.append((match[1], parameters))
+        position = match.end()
+        if position < len(value):
+            assert value[position] == ",", f"expected ',' at {position}: {value!r}"
+            position += 1
+    return found
+
+
 def links(response: httpx.Response) -> list[tuple[str, str]]:
     """The (URI, rel) of every link of the response's Link headers, in order."""
     value = ", ".join(response.headers.get_list("link"))
-    return [(link["url"], link["rel"]) for link in parse_header_links(value)] if value else []
+    return [(uri, parameters["rel"]) for uri, parameters in parse_links(value)]
 
 
 def rel(response: httpx.Response, relation: str) -> list[str]:
@@ -83,14 +109,6 @@ def urn(api: httpx.Client, unique: str) -> str:
     text = f"urn:nbn:fi:test-{unique}"
     register(api, text, locations(unique), {"title": f"Services {unique}", "creators": ["Ann"]})
     return text
-
-
-@pytest.fixture
-def store(resolver: Resolver) -> Iterator[Store]:
-    """The server's database, to record link states as link checking would."""
-    opened = Store(resolver.database_url)
-    yield opened
-    opened.close()
 
 
 # --- names and errors ----------------------------------------------------------------------------
@@ -165,7 +183,7 @@ def test_i2l_without_a_location_is_not_found_and_says_why(
 
 
 def test_i2ls_lists_every_location_in_priority_order(
-    anonymous: httpx.Client, urn: str, unique: str, store: Store
+    anonymous: httpx.Client, urn: str, unique: str, server_database: Store
 ) -> None:
     # RFC 2483 §4.2 and §5: text/uri-list; '#' lines are comments, here the URN and each
     # location's priority, media type and label.
@@ -174,7 +192,7 @@ def test_i2ls_lists_every_location_in_priority_order(
     assert comments(listed)[:2] == [f"# {urn}", "# priority 1, text/html, Page"]
     assert rel(listed, "alternate") == urls(unique)
     # A link known broken is no locator to use now: it is left to a comment.
-    _mark(store, "broken", urls(unique)[0])
+    _mark(server_database, "broken", urls(unique)[0])
     listed = service(anonymous, "I2Ls", urn)
     assert uris(listed) == urls(unique)[1:]
     assert any(c.startswith("# broken since ") and urls(unique)[0] in c for c in comments(listed))
