@@ -471,3 +471,23 @@ def test_upgrading_fills_in_the_targets_of_stored_records(empty_store: Store) ->
     empty_store.upgrade()
     assert empty_store.resolution_row("urn:nbn:fi:demo-1") == ("active", f"{B}\n{A}", None)
     assert empty_store.resolution_row("urn:nbn:fi:demo-2") == ("active", None, None)
+
+
+def test_upgrading_finds_who_succeeds_whom_among_stored_records(empty_store: Store) -> None:
+    # Migration "successions": the predecessors of records deactivated before it (RFC 5829's
+    # predecessor-version links) are read with resolution; a successor that is no URN (imported
+    # as it was) is nobody's.
+    empty_store.upgrade("0002")
+    with empty_store.transaction() as tx:
+        organisation_id = _organisation(tx)
+        tx.insert_record(_record("urn:nbn:fi:demo-2"), organisation_id)
+        old = replace(
+            _record("urn:nbn:fi:demo-1"),
+            status="deactivated",
+            successors=("URN:NBN:FI:demo-2", "not a urn"),
+        )
+        tx.insert_record(old, organisation_id)
+    empty_store.upgrade()
+    url = "https://example.org/x"  # where _record locates every record
+    assert empty_store.resolution_row("urn:nbn:fi:demo-2") == ("active", url, "urn:nbn:fi:demo-1")
+    assert empty_store.resolution_row("urn:nbn:fi:demo-1") == ("deactivated", url, None)
