@@ -13,8 +13,10 @@ helpers, in process.
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -22,7 +24,7 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from resolver_support import Resolver
+from resolver_support import Resolver, urnkit
 from test_resolution_contract import BROWSER, JSON, PROBLEM, deactivate, register
 from test_services import links, locations, parse_links, rel, urls
 from test_store import _mark
@@ -282,6 +284,13 @@ def test_no_accept_header_accepts_the_first_offered(offered: list[str]) -> None:
     assert quality(accept_header(None), None) == 1
 
 
+@given(st.text(max_size=60), st.lists(st.sampled_from(TYPES), min_size=1, max_size=4))
+def test_any_accept_header_is_read_without_failing(header: str, offered: list[str]) -> None:
+    accept = accept_header(header)
+    assert negotiate(accept, offered) in (*offered, None)
+    assert 0 <= quality(accept, None) <= 1
+
+
 _URI = r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*"
 urls_without_percent = st.text(st.characters(exclude_characters="%", codec="utf-8"), max_size=40)
 
@@ -303,3 +312,22 @@ def test_link_headers_read_back_as_written(entries: list[tuple[str, str]]) -> No
     assert [(unquote(uri), parameters["rel"]) for uri, parameters in parsed] == entries
     for uri, _ in parsed:
         assert re.fullmatch(_URI, uri), uri
+
+
+def test_imported_successions_give_predecessor_links(
+    anonymous: httpx.Client, resolver: Resolver, unique: str, tmp_path: Path
+) -> None:
+    # What `urnkit import` brings in deactivated, naming successors, is their predecessor.
+    old, new = f"urn:nbn:fi:test-{unique}old", f"urn:nbn:fi:test-{unique}new"
+    rows = [
+        {"urn": new, "locations": [{"url": f"https://example.org/{unique}"}]},
+        {"urn": old, "status": "deactivated", "locations": [], "successors": [new]},
+    ]
+    source = tmp_path / "records.ndjson"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    urnkit("import", str(source), "--database-url", resolver.database_url)
+    found = anonymous.get(f"/{new}")
+    assert found.status_code == 302
+    assert rel(found, "predecessor-version") == [f"{resolver.base_url}/{old}"]
+    urnkit("import", str(source), "--database-url", resolver.database_url)  # rerun: no change
+    assert rel(anonymous.get(f"/{new}"), "predecessor-version") == [f"{resolver.base_url}/{old}"]

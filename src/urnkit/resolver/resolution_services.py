@@ -96,12 +96,16 @@ def requested_service(query: str) -> str | None:
 
 
 def accept_header(value: str | None) -> MIMEAccept:
-    """An ``Accept`` header parsed (RFC 9110 §12.5.1); none accepts anything.
+    """An ``Accept`` header parsed (RFC 9110 §12.5.1); none, or one of nothing but malformed
+    entries (which a server may ignore), accepts anything.
 
     >>> accept_header("text/html;q=0.5, application/json").best
     'application/json'
+    >>> accept_header("text/html;q=high").best
+    '*/*'
     """
-    return parse_accept_header(value or "*/*", MIMEAccept)
+    parsed = parse_accept_header(value or "", MIMEAccept)
+    return parsed if parsed else parse_accept_header("*/*", MIMEAccept)
 
 
 def quality(accept: MIMEAccept, media_type: str | None) -> float:

@@ -179,7 +179,8 @@ class Service:
 
     def resolve(self, text: str) -> Resolution:
         """Resolve a URN, components included: a q-component is copied into the locator's
-        query (RFC 8141 §2.3.2); r-components are not used by this service (RFC 8458 §4.2.1).
+        query (RFC 8141 §2.3.2); an r-component does not change where it leads (RFC 8458
+        §4.2.1; the web layer reads a service's name from it).
 
         Raises :class:`~urnkit.resolver.domain.InvalidURNError` or
         :class:`~urnkit.resolver.domain.NotFoundError`.

@@ -341,7 +341,9 @@ def create_app(service: Service) -> FastAPI:
         version=version("urnkit"),
         description=(
             "URN:NBN resolution (RFC 8458 §4.4) and registration. Resolve with `GET /{urn}`; "
-            "register under the prefixes delegated to your organisation with a bearer token."
+            "register under the prefixes delegated to your organisation with a bearer token. "
+            "RFC 2483's services (I2L, I2Ls, I2R, I2Rs, I2C, I2Cs, I2N, I2Ns, I=I) answer at "
+            "`GET /uri-res/{service}?{urn}` (RFC 2169) and at `GET /{urn}?s={service}`."
         ),
         docs_url="/docs",
         redoc_url=None,
@@ -642,7 +644,7 @@ def create_app(service: Service) -> FastAPI:
     resolution_responses: dict[int | str, dict[str, Any]] = {
         **_problem_responses(400, 404),
         200: {"description": "A page of the record's metadata (RFC 8458 §4.5)"},
-        302: {"description": "Found: the highest-priority location"},
+        302: {"description": "Found: the highest-priority location; Link names them all"},
         410: {"description": "Gone: deactivated; the Link headers name its successors"},
     }
 
@@ -797,7 +799,8 @@ def create_app(service: Service) -> FastAPI:
     async def resolve(urn: str, request: Request) -> Response:
         """Resolve a URN (RFC 8458 §4.4). An HTTP query beginning with ``=`` is the URN's
         q-component and is appended to the location's query (RFC 8141 §2.3.2); one beginning
-        with ``+`` is an r-component (ending at ``?=``), which this service ignores."""
+        with ``+`` is an r-component (ending at ``?=``). Its directive ``s=`` (or the query's,
+        rfc2141bis §2.3.1) names an RFC 2483 service; the rest is ignored."""
         return await resolve_request(request)
 
     # /openapi.json shows GET and HEAD as two operations, each with an operationId of its own
