@@ -331,3 +331,17 @@ def test_imported_successions_give_predecessor_links(
     assert rel(found, "predecessor-version") == [f"{resolver.base_url}/{old}"]
     urnkit("import", str(source), "--database-url", resolver.database_url)  # rerun: no change
     assert rel(anonymous.get(f"/{new}"), "predecessor-version") == [f"{resolver.base_url}/{old}"]
+
+
+def test_deactivating_again_names_other_successors(
+    api: httpx.Client, anonymous: httpx.Client, resolver: Resolver, unique: str
+) -> None:
+    old, first, second = (f"urn:nbn:fi:test-{unique}{s}" for s in ("old", "a", "b"))
+    for urn in (old, first, second):
+        register(api, urn, [{"url": f"https://example.org/{unique}/{urn[-1]}"}])
+    deactivate(api, old, [first])
+    deactivate(api, old, [second])
+    assert rel(anonymous.get(f"/{first}"), "predecessor-version") == []
+    assert rel(anonymous.get(f"/{second}"), "predecessor-version") == [f"{resolver.base_url}/{old}"]
+    deactivate(api, old, [])
+    assert rel(anonymous.get(f"/{second}"), "predecessor-version") == []

@@ -794,11 +794,13 @@ def _imported_record(
 def _record_successions(tx: Transaction, keys: Sequence[str]) -> None:
     """Note who succeeds whom (``successions``) for the deactivated records among ``keys``; a
     successor that is no URN (imported as it was) is nobody's successor."""
-    rows = []
+    found = []
     for record_id, urn, successors in tx.named_successors(keys):
+        successor_keys = set()
         for successor in successors:
             try:
-                rows.append((parse_urn(successor).equivalence_key(), record_id, urn))
+                successor_keys.add(parse_urn(successor).equivalence_key())
             except InvalidURNError:
                 continue
-    tx.add_successions(rows)
+        found.append((record_id, urn, successor_keys))
+    tx.set_successions(found)

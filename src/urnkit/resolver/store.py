@@ -784,27 +784,29 @@ class Transaction:
     # --- successions and link states (resolution services) ----------------------------------
 
     def named_successors(self, keys: Collection[str]) -> list[tuple[int, str, list[str]]]:
-        """(row id, URN, successors) of the deactivated records among ``keys`` that name
-        successors."""
+        """(row id, URN, successors) of the deactivated records among ``keys``."""
         found: list[tuple[int, str, list[str]]] = []
         for chunk in _chunks(list(keys), 1_000):
             query = sa.select(records.c.id, records.c.urn, records.c.successors).where(
                 records.c.equivalence_key.in_(chunk), records.c.status == "deactivated"
             )
             found += [(row[0], row[1], list(row[2])) for row in self.connection.execute(query)]
-        return [entry for entry in found if entry[2]]
+        return found
 
-    def add_successions(self, rows: Sequence[tuple[str, int, str]]) -> None:
-        """Record (successor key, predecessor row id, predecessor URN) rows; those present are
-        left as they are."""
-        if rows:
+    def set_successions(self, predecessors: Sequence[tuple[int, str, Collection[str]]]) -> None:
+        """Make each (predecessor row id, its URN, its successors' equivalence keys) what
+        ``successions`` holds of that predecessor."""
+        for chunk in _chunks([record_id for record_id, _, _ in predecessors], 1_000):
             self.connection.execute(
-                self._insert(successions).on_conflict_do_nothing(),
-                [
-                    {"successor_key": key, "predecessor_id": rid, "predecessor_urn": urn}
-                    for key, rid, urn in rows
-                ],
+                sa.delete(successions).where(successions.c.predecessor_id.in_(chunk))
             )
+        rows = [
+            {"successor_key": key, "predecessor_id": record_id, "predecessor_urn": urn}
+            for record_id, urn, keys in predecessors
+            for key in keys
+        ]
+        if rows:
+            self.connection.execute(successions.insert(), rows)
 
     def predecessors(self, key: str) -> list[str]:
         """The URNs of the deactivated records naming the URN with equivalence key ``key`` as a

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from importlib.metadata import version
 from pathlib import Path as FilePath
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NoReturn
 from urllib.parse import unquote
 
 from fastapi import Body, Depends, FastAPI, Header, Path, Query, Request, Response
@@ -892,7 +892,7 @@ def _record_page(description: Description, status: int, headers: dict[str, str])
     return HTMLResponse(page, status_code=status, headers=headers)
 
 
-def _not_acceptable(description: Description) -> None:
+def _not_acceptable(description: Description) -> NoReturn:
     types = sorted({loc.media_type or "(not recorded)" for loc in description.usable})
     raise NotAcceptableError(
         f"the locations of {description.record.urn} are of the media types {', '.join(types)}; "
