@@ -125,7 +125,7 @@ def test_redirect_follows_a_replaced_record(
 
 
 @pytest.mark.parametrize("accept", [BROWSER, "*/*", "image/png, application/pdf;q=0.5"])
-def test_an_active_urn_with_a_location_redirects_whatever_the_client_accepts(
+def test_an_active_urn_with_a_location_redirects_unless_json_is_preferred(
     api: httpx.Client, anonymous: httpx.Client, unique: str, accept: str
 ) -> None:
     # Except a client preferring JSON to HTML, which gets the record (test_negotiation.py).
