@@ -10,7 +10,7 @@ through the API, then resolves them as a browser or an API client would. What th
   RFC 8458 §4.2 and §4.3);
 * an HTTP query beginning with ``=`` is the q-component, copied into the locator's query
   (RFC 8141 §2.3.2); one beginning with ``+`` is an r-component ending at ``?=`` and ignored
-  (RFC 8141 §2.3.1);
+  (RFC 8141 §2.3.1) unless it names a service (``+s=I2Ls``: test_services.py);
 * a reserved URN, or one without locations, gives a page of its metadata (RFC 8458 §4.5):
   HTML for browsers, JSON when asked for;
 * a deactivated URN gives 410 Gone naming its successors in ``Link`` headers;
