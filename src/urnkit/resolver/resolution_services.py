@@ -193,7 +193,21 @@ class Description:
 
 
 class ResolutionServices:
-    """RFC 2483's services over a :class:`~urnkit.resolver.service.Service`'s records."""
+    """RFC 2483's services over a :class:`~urnkit.resolver.service.Service`'s records.
+
+    >>> from urnkit.resolver.store import Store
+    >>> service = Service(Store("sqlite://"))
+    >>> service.store.upgrade()
+    >>> service.create_organisation("Library"), service.delegate("Library", "fi:lib")
+    ('Library', 'fi:lib')
+    >>> admin = service.authenticate(service.create_token("Library", "admin"))
+    >>> _ = service.put(admin, "urn:nbn:fi:lib-1", [Location("https://example.org/1")], {})
+    >>> services = ResolutionServices(service)
+    >>> [location.url for location in services.describe("URN:NBN:FI:LIB-1").usable]
+    ['https://example.org/1']
+    >>> services.current("urn:nbn:fi:lib-1"), services.related("urn:nbn:fi:lib-1")
+    ('urn:nbn:fi:lib-1', [('urn:nbn:fi:lib-1', 'itself')])
+    """
 
     def __init__(self, service: Service) -> None:
         self.service = service
