@@ -25,6 +25,8 @@ from resolver_support import (
     statistics_interval,
 )
 
+from urnkit.resolver.store import Store
+
 
 @pytest.fixture(params=DATABASES)
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
@@ -89,3 +91,11 @@ def unique() -> str:
 def _no_proxy() -> None:
     """Local servers are reached directly, whatever proxy the environment names."""
     os.environ["NO_PROXY"] = "127.0.0.1,localhost"
+
+
+@pytest.fixture
+def server_database(resolver: Resolver) -> Iterator[Store]:
+    """The running resolver's database, to set up what no API writes (link states)."""
+    store = Store(resolver.database_url)
+    yield store
+    store.close()

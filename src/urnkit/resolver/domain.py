@@ -95,6 +95,12 @@ class ConflictError(ResolverError):
     title = "Conflict"
 
 
+class NotAcceptableError(ResolverError):
+    """Nothing the service could answer is of a media type the request's ``Accept`` takes."""
+
+    title = "Not acceptable"
+
+
 @dataclass(frozen=True, slots=True)
 class Location:
     """Where a resource can be found: lower ``priority`` numbers are tried first.

@@ -90,12 +90,16 @@ MAX_STATISTICS_DAYS = 366  # the longest span the statistics show
 @dataclass(frozen=True, slots=True)
 class Resolution:
     """What resolving a URN gives: a ``redirect`` to ``target``, a ``surrogate`` page of the
-    record's metadata (RFC 8458 §4.5), or ``gone`` (deactivated) naming its successors."""
+    record's metadata (RFC 8458 §4.5), or ``gone`` (deactivated) naming its successors.
+    ``alternates`` are the URLs a redirect could lead to, best first (``target`` is the first);
+    ``predecessors`` the URNs of the deactivated records naming this one as a successor."""
 
     kind: Literal["redirect", "surrogate", "gone"]
     urn: URN
     target: str | None = None
     record: Record | None = None
+    alternates: tuple[str, ...] = ()
+    predecessors: tuple[str, ...] = ()
 
 
 def record_json(record: Record) -> dict[str, Any]:
@@ -192,7 +196,8 @@ class Service:
 
     def resolve(self, text: str) -> Resolution:
         """Resolve a URN, components included: a q-component is copied into the locator's
-        query (RFC 8141 §2.3.2); r-components are not used by this service (RFC 8458 §4.2.1).
+        query (RFC 8141 §2.3.2); an r-component does not change where it leads (RFC 8458
+        §4.2.1; the web layer reads a service's name from it).
 
         Raises :class:`~urnkit.resolver.domain.InvalidURNError` or
         :class:`~urnkit.resolver.domain.NotFoundError`.
@@ -203,7 +208,7 @@ class Service:
         if row is None:
             return self._forward(urn)
         self.resolutions.add(key)
-        return self._redirect(urn, row) or self._from_record(urn)
+        return self._redirect(urn, row) or self._from_record(urn, row)
 
     async def resolve_async(self, text: str) -> Resolution:
         """:meth:`resolve` for the event loop (``GET /{urn}``): the lookup is
@@ -217,25 +222,34 @@ class Service:
         self.resolutions.add(key)
         redirect = self._redirect(urn, row)
         if redirect is None:
-            return await asyncio.to_thread(self._from_record, urn)
+            return await asyncio.to_thread(self._from_record, urn, row)
         return redirect
 
     @staticmethod
     def _redirect(urn: URN, row: ResolutionRow) -> Resolution | None:
         """The redirect to an active record's best location not known broken; None when the
         answer needs the whole record (no such location, or deactivated)."""
-        status, targets = row
+        status, targets, predecessors = row
         if status == "active" and targets is not None:
-            best = targets.partition("\n")[0]
-            return Resolution("redirect", urn, with_q_component(best, urn.q_component or ""))
+            alternates = tuple(targets.split("\n"))
+            if urn.q_component:
+                alternates = tuple(with_q_component(url, urn.q_component) for url in alternates)
+            return Resolution(
+                "redirect",
+                urn,
+                alternates[0],
+                alternates=alternates,
+                predecessors=() if predecessors is None else tuple(predecessors.split("\n")),
+            )
         return None
 
-    def _from_record(self, urn: URN) -> Resolution:
+    def _from_record(self, urn: URN, row: ResolutionRow) -> Resolution:
         record = self.get(urn.assigned_name)
         kind: Literal["surrogate", "gone"] = (
             "gone" if record.status == "deactivated" else "surrogate"
         )
-        return Resolution(kind, urn, record=record)
+        before = () if row[2] is None else tuple(row[2].split("\n"))
+        return Resolution(kind, urn, record=record, predecessors=before)
 
     # --- reading ---------------------------------------------------------------------------------
 
@@ -433,6 +447,7 @@ class Service:
             )
             tx.update_record(record_id, record)
             tx.append_history([(record_id, "deactivated", _actor(principal), record_json(record))])
+            _record_successions(tx, [key])
             return record
 
     def generate(self, principal: Principal, prefix: str, count: int = 1) -> list[Record]:
@@ -687,6 +702,7 @@ class Service:
         for size, fresh, documents in _read_ahead(prepared()):
             with self.store.transaction() as tx:
                 inserted = tx.import_batch(fresh, owner_ids, documents)
+                _record_successions(tx, [r.key for r in fresh if r.successors])
             imported += inserted
             skipped += size - inserted
             if progress is not None:
@@ -1010,3 +1026,18 @@ def broken_link_json(broken: BrokenLink) -> dict[str, Any]:
     404
     """
     return {"owner": broken.owner, "urn": broken.urn} | link_json(broken.link)
+
+
+def _record_successions(tx: Transaction, keys: Sequence[str]) -> None:
+    """Note who succeeds whom (``successions``) for the deactivated records among ``keys``; a
+    successor that is no URN (imported as it was) is nobody's successor."""
+    found = []
+    for record_id, urn, successors in tx.named_successors(keys):
+        successor_keys = set()
+        for successor in successors:
+            try:
+                successor_keys.add(parse_urn(successor).equivalence_key())
+            except InvalidURNError:
+                continue
+        found.append((record_id, urn, successor_keys))
+    tx.set_successions(found)

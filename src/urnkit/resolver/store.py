@@ -209,6 +209,16 @@ oai_items = sa.Table(
         primary_key=True,
     ),
 )
+# Who succeeds whom: a row per successor a deactivated record names (RFC 8458 §4.1), keyed by
+# the successor's equivalence key, registered here or not. Resolution reads a record's
+# predecessors from it in the same query as its targets (Store._predecessors).
+successions = sa.Table(
+    "successions",
+    metadata,
+    sa.Column("successor_key", sa.String(2000), primary_key=True),
+    sa.Column("predecessor_id", sa.ForeignKey("records.id"), primary_key=True),
+    sa.Column("predecessor_urn", sa.String(2000), nullable=False),
+)
 
 
 def now() -> datetime:
@@ -1204,6 +1214,42 @@ class Transaction:
                 )
         return [(row.id, _record(row, found[row.id])) for row in rows]
 
+    # --- successions (resolution services) ---------------------------------------------------
+
+    def named_successors(self, keys: Collection[str]) -> list[tuple[int, str, list[str]]]:
+        """(row id, URN, successors) of the deactivated records among ``keys``."""
+        found: list[tuple[int, str, list[str]]] = []
+        for condition in _one_of(records.c.equivalence_key, keys, self.connection.dialect):
+            query = sa.select(records.c.id, records.c.urn, records.c.successors).where(
+                condition, records.c.status == "deactivated"
+            )
+            found += [(row[0], row[1], list(row[2])) for row in self.connection.execute(query)]
+        return found
+
+    def set_successions(self, predecessors: Sequence[tuple[int, str, Collection[str]]]) -> None:
+        """Make each (predecessor row id, its URN, its successors' equivalence keys) what
+        ``successions`` holds of that predecessor."""
+        ids = [record_id for record_id, _, _ in predecessors]
+        for condition in _one_of(successions.c.predecessor_id, ids, self.connection.dialect):
+            self.connection.execute(sa.delete(successions).where(condition))
+        rows = [
+            {"successor_key": key, "predecessor_id": record_id, "predecessor_urn": urn}
+            for record_id, urn, keys in predecessors
+            for key in keys
+        ]
+        if rows:
+            self.connection.execute(successions.insert(), rows)
+
+    def predecessors(self, key: str) -> list[str]:
+        """The URNs of the deactivated records naming the URN with equivalence key ``key`` as a
+        successor, oldest first."""
+        query = (
+            sa.select(successions.c.predecessor_urn)
+            .where(successions.c.successor_key == key)
+            .order_by(successions.c.predecessor_id)
+        )
+        return list(self.connection.scalars(query))
+
 
 UNCHECKED = datetime(1970, 1, 1, tzinfo=UTC)
 """``links.checked`` of a URL seeded for checking and not taken yet: due before any other."""
@@ -1232,9 +1278,10 @@ def _link_state(row: Any) -> LinkState:
     )
 
 
-ResolutionRow = tuple[str, str | None]
-"""What resolution reads of a record: its status and its targets (``records.targets``: the URLs
-to redirect to, best first, one a line; None if none)."""
+ResolutionRow = tuple[str, str | None, str | None]
+"""What resolution reads of a record: its status, its targets (``records.targets``: the URLs
+to redirect to, best first, one a line; None if none) and its predecessors (the URNs of the
+deactivated records naming it as a successor, one a line; None if none)."""
 
 
 _DriverSQL = tuple[str, Callable[[Any], Any]]
@@ -1244,7 +1291,8 @@ def _driver_sql(query: sa.Select[Any], dialect: sa.Dialect, name: str) -> _Drive
     """``query`` as its driver takes it, bypassing SQLAlchemy's per-execution work: the SQL and a
     function from the value of the bind parameter ``name`` to the driver's parameters (the
     others, like ``LIMIT 1``, are constants)."""
-    compiled = query.compile(dialect=dialect)
+    # Rendered in: literal parameters, like the separator of aggregate_strings.
+    compiled = query.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
     fixed = dict(compiled.params)
     order = compiled.positiontup
     if order is None:  # named (psycopg)
@@ -1344,7 +1392,7 @@ class _BatchedLookups:
                     with suppress(Exception):
                         connection.close()
                 connection = None
-        found = {key: (status, targets) for key, status, targets in rows or ()}
+        found = {key: (status, targets, before) for key, status, targets, before in rows or ()}
         answers: dict[asyncio.AbstractEventLoop, list[tuple[Any, ResolutionRow | None]]] = {}
         for key, future, loop in batch:
             answers.setdefault(loop, []).append((future, found.get(key)))
@@ -1417,12 +1465,18 @@ class Store:
 
     # The hot path's queries, built once: building a statement and its cache key on every
     # resolution cost more than running it (benchmarks/resolve_bench.py).
-    _resolution_query = sa.select(records.c.status, records.c.targets).where(
-        records.c.equivalence_key == sa.bindparam("key")
+    # The predecessors: a correlated subquery, one index probe in ``successions``.
+    _predecessors = (
+        sa.select(sa.func.aggregate_strings(successions.c.predecessor_urn, "\n"))
+        .where(successions.c.successor_key == records.c.equivalence_key)
+        .scalar_subquery()
     )
-    _resolution_keys = sa.bindparam("keys", type_=postgresql.ARRAY(sa.String))
+    _resolution_query = sa.select(records.c.status, records.c.targets, _predecessors).where(
+        records.c.equivalence_key == sa.bindparam("key", required=False)
+    )
+    _resolution_keys = sa.bindparam("keys", type_=postgresql.ARRAY(sa.String), required=False)
     _resolution_batch_query = sa.select(
-        records.c.equivalence_key, records.c.status, records.c.targets
+        records.c.equivalence_key, records.c.status, records.c.targets, _predecessors
     ).where(records.c.equivalence_key == sa.any_(_resolution_keys))
 
     def resolution_row(self, key: str) -> ResolutionRow | None:
@@ -1435,7 +1489,7 @@ class Store:
                 # round trips. (On SQLite a read BEGIN costs less than switching modes.)
                 connection = connection.execution_options(isolation_level="AUTOCOMMIT")
             row = connection.execute(self._resolution_query, {"key": key}).first()
-        return None if row is None else (row.status, row.targets)
+        return None if row is None else (row[0], row[1], row[2])
 
     async def resolution_row_async(self, key: str) -> ResolutionRow | None:
         """:meth:`resolution_row` for the event loop: the hot path of ``GET /{urn}``.

@@ -1,0 +1,318 @@
+"""The URI resolution services of RFC 2483 §4 (I2L, I2Ls, I2R, I2Rs, I2C, I2Cs, I2N, I2Ns, I=I)
+over the resolver's records, and the pieces of their answers: which service a request names,
+content negotiation, ``text/uri-list`` (RFC 2483 §5) and ``Link`` headers (RFC 8288).
+
+A service is named by RFC 2169's path, ``/uri-res/{service}?{urn}`` (RFC 2169's N2L… spellings
+are aliases), or on ``/{urn}`` by the directive ``s=`` (draft-ietf-urnbis-rfc2141bis-urn-03
+§2.3.1), in the HTTP query or in the r-component (``?+s=I2Ls``, RFC 8141 §2.3.1).
+
+>>> service_name("N2Ls"), service_name("i2ls")
+('I2Ls', None)
+>>> requested_service("s=I2Ls&c=ToC"), requested_service("+s=I2C?=lang=fi")
+('I2Ls', 'I2C')
+>>> uri_list([("https://example.org/a", "priority 1")])
+'# priority 1\\r\\nhttps://example.org/a\\r\\n'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import quote, unquote
+
+from werkzeug.datastructures import MIMEAccept
+from werkzeug.http import parse_accept_header
+
+from urnkit.resolver.domain import (
+    HistoryEntry,
+    InvalidURNError,
+    Location,
+    NotFoundError,
+    Record,
+    parse_urn,
+)
+from urnkit.resolver.service import Service
+
+# RFC 2483 §4.1-§4.9, in the order of the IANA table of rfc2141bis §9.2.2.
+SERVICES = ("I2L", "I2Ls", "I2R", "I2Rs", "I2C", "I2Cs", "I2N", "I2Ns", "I=I")
+# RFC 2169 §3 names the same services N2…, as URNs were their only input then.
+ALIASES = {"N" + name[1:]: name for name in SERVICES[:-1]} | {"N=N": "I=I"}
+_NAMES = {name: name for name in SERVICES} | ALIASES
+_KEYWORD = re.compile(r"[A-Za-z](?:-?[A-Za-z0-9])*")  # rfc2141bis §2.3: keywd
+MAX_HOPS = 32  # successors followed by I2N, and URNs listed by I2Ns
+# What percent-encoding leaves of a URL in a Link header: RFC 3986's reserved and unreserved
+# characters and "%" (as Starlette's RedirectResponse does for Location). A URL of only those
+# is taken as it is: matching costs a third of quote(), and resolution gives a Link header.
+_URI_SAFE = ":/%#?=@[]!$&'()*+,;~"
+_PLAIN_URI = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*")
+
+
+def service_name(name: str) -> str | None:
+    """The RFC 2483 name of a service named by its name or an RFC 2169 alias (case-sensitive,
+    as directives are: rfc2141bis §2.3); None for any other name.
+
+    >>> service_name("I=I"), service_name("N=N"), service_name("L2R")
+    ('I=I', 'I=I', None)
+    """
+    return _NAMES.get(name)
+
+
+def directives(query: str) -> dict[str, str]:
+    """The ``keywd=value`` directives of a query (rfc2141bis §2.3), values percent-decoded; a
+    keyword given twice is ignored ("MUST ignore all query directives therein using the
+    offending <keywd>"), and so is what is no directive.
+
+    >>> directives("s=I2L&c=ToC&s=I2R&x")
+    {'c': 'ToC'}
+    """
+    found: dict[str, str] = {}
+    repeated: set[str] = set()
+    for directive in query.split("&"):
+        keyword, equals, value = directive.partition("=")
+        if equals and _KEYWORD.fullmatch(keyword):
+            if keyword in found:
+                repeated.add(keyword)
+            found[keyword] = unquote(value)
+    return {keyword: value for keyword, value in found.items() if keyword not in repeated}
+
+
+def requested_service(query: str) -> str | None:
+    """The service an HTTP query on ``/{urn}`` names with ``s=``: in an r-component (``+…``,
+    up to ``?=``, RFC 8141 §2.3.1) or as a directive of a plain query (rfc2141bis §2.3.1). None
+    for none, and for a value no service has: the default service then ("MUST gracefully fall
+    back"). A q-component (``=…``) names none: it belongs to the resource (RFC 8141 §2.3.2).
+
+    >>> requested_service("=s=I2L"), requested_service("s=I2X"), requested_service("+s=N2C")
+    (None, None, 'I2C')
+    """
+    if query[:1] == "=":
+        return None
+    if query[:1] == "+":
+        query = query[1:].partition("?=")[0]
+    value = directives(query).get("s")
+    return None if value is None else service_name(value)
+
+
+def accept_header(value: str | None) -> MIMEAccept:
+    """An ``Accept`` header parsed (RFC 9110 §12.5.1); none, or one of nothing but malformed
+    entries (which a server may ignore), accepts anything.
+
+    >>> accept_header("text/html;q=0.5, application/json").best
+    'application/json'
+    >>> accept_header("text/html;q=high").best
+    '*/*'
+    """
+    parsed = parse_accept_header(value or "", MIMEAccept)
+    return parsed if parsed else parse_accept_header("*/*", MIMEAccept)
+
+
+def quality(accept: MIMEAccept, media_type: str | None) -> float:
+    """The quality ``accept`` gives ``media_type``; a type not known (None) only ``*/*``'s.
+
+    >>> quality(accept_header("application/pdf, */*;q=0.1"), None)
+    0.1
+    """
+    if media_type is None:
+        return max((q for value, q in accept if value == "*/*"), default=0)
+    try:
+        return float(accept.quality(media_type))
+    except ValueError:  # a stored media type that is no type/subtype
+        return quality(accept, None)
+
+
+def negotiate(accept: MIMEAccept, offered: Sequence[str]) -> str | None:
+    """The type of ``offered`` that ``accept`` prefers: the highest quality, then the most
+    specific range, then the first offered; None when it accepts none.
+
+    >>> negotiate(accept_header("text/html,*/*;q=0.8"), ["application/json", "text/html"])
+    'text/html'
+    """
+    return accept.best_match(offered)
+
+
+def uri_list(entries: Iterable[tuple[str | None, str | None]]) -> str:
+    """A ``text/uri-list`` (RFC 2483 §5): each (URI, comment) as a ``#`` comment line, if any,
+    then the URI, if any; lines end in CRLF.
+
+    >>> uri_list([(None, "urn:nbn:fi-1"), ("https://example.org/", None)])
+    '# urn:nbn:fi-1\\r\\nhttps://example.org/\\r\\n'
+    """
+    lines = []
+    for uri, comment in entries:
+        if comment is not None:
+            lines.append("# " + " ".join(comment.split()))  # a comment holds no line break
+        if uri is not None:
+            lines.append(uri)
+    return "".join(line + "\r\n" for line in lines)
+
+
+def link_header(links: Iterable[tuple[str, str]]) -> str:
+    """A ``Link`` header value (RFC 8288 §3): each (URI, relation) as ``<URI>; rel="…"``, the
+    URI percent-encoded where it holds what a URI may not, separated by commas.
+
+    >>> link_header([("https://example.org/ä b", "alternate"), ("/urn:nbn:fi-2", "next")])
+    '<https://example.org/%C3%A4%20b>; rel="alternate", </urn:nbn:fi-2>; rel="next"'
+    """
+    return ", ".join(
+        [
+            f'<{uri if _PLAIN_URI.fullmatch(uri) else quote(uri, _URI_SAFE)}>; rel="{rel}"'
+            for uri, rel in links
+        ]
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LocationState:
+    """A location and what link checking last found of it: ``ok`` or ``broken`` since
+    ``since``, or ``unknown`` (never checked)."""
+
+    location: Location
+    state: str = "unknown"
+    since: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Description:
+    """All that is known of a registered URN: the record, its locations' link states, the URNs
+    it succeeds, and its history (oldest first)."""
+
+    record: Record
+    locations: tuple[LocationState, ...]
+    predecessors: tuple[str, ...]
+    history: tuple[HistoryEntry, ...]
+
+    @property
+    def usable(self) -> tuple[Location, ...]:
+        """The locations a client may be sent to: an active record's, links known broken left
+        out, best first (what ``records.targets`` holds)."""
+        if self.record.status != "active":
+            return ()
+        return tuple(entry.location for entry in self.locations if entry.state != "broken")
+
+
+class ResolutionServices:
+    """RFC 2483's services over a :class:`~urnkit.resolver.service.Service`'s records.
+
+    >>> from urnkit.resolver.store import Store
+    >>> service = Service(Store("sqlite://"))
+    >>> service.store.upgrade()
+    >>> service.create_organisation("Library"), service.delegate("Library", "fi:lib")
+    ('Library', 'fi:lib')
+    >>> admin = service.authenticate(service.create_token("Library", "admin"))
+    >>> _ = service.put(admin, "urn:nbn:fi:lib-1", [Location("https://example.org/1")], {})
+    >>> services = ResolutionServices(service)
+    >>> [location.url for location in services.describe("URN:NBN:FI:LIB-1").usable]
+    ['https://example.org/1']
+    >>> services.current("urn:nbn:fi:lib-1"), services.related("urn:nbn:fi:lib-1")
+    ('urn:nbn:fi:lib-1', [('urn:nbn:fi:lib-1', 'itself')])
+    """
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+
+    def describe(self, text: str) -> Description:
+        """What :class:`Description` holds of the URN in ``text``, read in one snapshot;
+        :class:`~urnkit.resolver.domain.NotFoundError` when nothing is registered under it."""
+        key = parse_urn(text).equivalence_key()
+        with self.service.store.snapshot() as tx:
+            record = tx.record(key)
+            record_id = tx.record_id(key)
+            if record is None or record_id is None:
+                raise NotFoundError(f"no URN equivalent to {text} is registered here")
+            states = tx.link_states(location.url for location in record.locations)
+            predecessors = tx.predecessors(key)
+            history = tx.history(record_id)
+        return Description(
+            record,
+            tuple(
+                LocationState(loc)  # never checked
+                if (state := states.get(loc.url)) is None or state.checked is None
+                else LocationState(loc, state.status, state.since)
+                for loc in record.locations
+            ),
+            tuple(predecessors),
+            tuple(history),
+        )
+
+    @staticmethod
+    def ranked(description: Description, accept: MIMEAccept) -> list[Location]:
+        """The usable locations ``accept`` takes, preferred first: by the quality it gives
+        their media types, then by priority (I2R, I2Rs)."""
+        scored = [
+            (quality(accept, loc.media_type), n, loc) for n, loc in enumerate(description.usable)
+        ]
+        return [loc for q, _, loc in sorted(scored, key=lambda s: (-s[0], s[1])) if q > 0]
+
+    def current(self, text: str) -> str:
+        """The current name of a URN (RFC 2483 §4.7, I2N): itself unless deactivated, else its
+        first successor's current name, followed up to :data:`MAX_HOPS` times and never round
+        a cycle. A successor not registered here is current as far as this service knows.
+
+        Raises :class:`~urnkit.resolver.domain.NotFoundError` for an unknown URN.
+        """
+        record = self.service.get(text)
+        seen = {record.key}
+        for _ in range(MAX_HOPS):
+            if record.status != "deactivated" or not record.successors:
+                break
+            successor = record.successors[0]
+            try:
+                following = self.service.get(successor)
+            except (NotFoundError, InvalidURNError):
+                return successor
+            if following.key in seen:  # a cycle: the last URN before it
+                break
+            seen.add(following.key)
+            record = following
+        return record.urn
+
+    def related(self, text: str) -> list[tuple[str, str]]:
+        """Every URN related to a URN (RFC 2483 §4.8, I2Ns), as (URN, relation): itself, then
+        its successors and theirs, then its predecessors and theirs, at most :data:`MAX_HOPS`
+        URNs in all, each once."""
+        record = self.service.get(text)
+        found: list[tuple[str, str]] = [(record.urn, "itself")]
+        seen = {record.key}
+        for relation in ("successor", "predecessor"):
+            frontier = [record.urn]
+            while frontier and len(found) < MAX_HOPS:
+                urn = frontier.pop(0)
+                for other in self._neighbours(urn, relation):
+                    try:
+                        key = parse_urn(other).equivalence_key()
+                    except InvalidURNError:
+                        continue
+                    if key not in seen and len(found) < MAX_HOPS:
+                        seen.add(key)
+                        found.append((other, relation))
+                        frontier.append(other)
+        return found
+
+    def _neighbours(self, urn: str, relation: str) -> list[str]:
+        key = parse_urn(urn).equivalence_key()
+        with self.service.store.snapshot() as tx:
+            if relation == "predecessor":
+                return tx.predecessors(key)
+            record = tx.record(key)
+        return [] if record is None else list(record.successors)
+
+    @staticmethod
+    def equivalent(query: str) -> bool:
+        """Whether the two URNs of an I=I query (RFC 2483 §4.9), ``{urn}&{urn}``, are
+        equivalent: RFC 8141 §3 and their namespace's rules (``URN.__eq__``). The URNs are
+        separated by the one ``&`` followed by ``urn:`` (in any case).
+
+        >>> ResolutionServices.equivalent("URN:NBN:FI-1&urn:nbn:fi-1")
+        True
+        """
+        starts = [m.start() for m in re.finditer(r"&(?=[uU][rR][nN]:)", query)]
+        if len(starts) != 1:
+            raise InvalidURNError(
+                "I=I compares two URNs, sent as /uri-res/I=I?{urn}&{urn}: the query holds one "
+                f"'&' followed by 'urn:', not {len(starts)}",
+                input=query,
+            )
+        first, second = query[: starts[0]], query[starts[0] + 1 :]
+        return parse_urn(first) == parse_urn(second)
