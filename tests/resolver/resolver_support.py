@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,10 +89,14 @@ def free_port() -> int:
 
 
 class Server:
-    """``urnkit serve`` in a child process on a free port, stopped on leaving ``with``."""
+    """``urnkit serve`` in a child process on a free port, stopped on leaving ``with``; ``env``
+    adds to the environment it inherits (``URNKIT_*`` settings)."""
 
-    def __init__(self, database_url: str, *extra: str) -> None:
+    def __init__(
+        self, database_url: str, *extra: str, env: Mapping[str, str] | None = None
+    ) -> None:
         self.database_url = database_url
+        self.env = {**os.environ, **(env or {})}  # the server's environment: URNKIT_* settings
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.extra = extra
@@ -109,7 +113,9 @@ class Server:
     def __enter__(self) -> Server:
         command = [sys.executable, "-m", "urnkit", "serve", "--database-url", self.database_url]
         command += ["--port", str(self.port), *self.extra]
-        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(
+            command, stdout=self.log, stderr=subprocess.STDOUT, env=self.env
+        )
         deadline = time.monotonic() + STARTUP_SECONDS
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -911,7 +911,9 @@ def test_the_api_is_described_at_openapi_json_and_docs(anonymous: httpx.Client) 
         "/api/v1/prefixes/{prefix}/urns",
     ):
         assert path in paths
-    assert not any("delete" in operations for operations in paths.values())
+    # RFC 8458 §4.1: nothing about a URN is deleted; only configuration rows are (forwarding).
+    deletable = {path for path, operations in paths.items() if "delete" in operations}
+    assert deletable == {"/api/v1/forwarding/{country}"}
     schemes = description.json()["components"]["securitySchemes"].values()
     assert any(scheme.get("scheme") == "bearer" for scheme in schemes)
     docs = anonymous.get("/docs")

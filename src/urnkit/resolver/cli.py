@@ -1,4 +1,4 @@
-"""The resolver's commands: ``serve``, ``db``, ``admin``, ``import`` and ``export``.
+"""The resolver's commands: ``serve``, ``db``, ``admin``, ``import``, ``export``, ``links``.
 
 A thin adapter over :class:`~urnkit.resolver.service.Service`: it reads flags and files, calls
 the service, and prints. The server's libraries are imported only when a command runs, so the
@@ -161,6 +161,37 @@ def _admin_revoke_token(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _forwarding_line(entry: Any) -> str:
+    checked = entry.checked.isoformat(timespec="seconds") if entry.checked else "never checked"
+    line = f"{entry.country}\t{entry.url_template}\t{entry.health} ({checked})"
+    return line + (f"\t{entry.note}" if entry.note else "")
+
+
+def _admin_forwarding_list(args: argparse.Namespace) -> int:
+    for entry in _service(args).forwardings():
+        print(_forwarding_line(entry))
+    return EXIT_OK
+
+
+def _admin_forwarding_set(args: argparse.Namespace) -> int:
+    entry, created = _service(args).set_forwarding(args.country, args.url_template, args.note)
+    print(("created\t" if created else "replaced\t") + _forwarding_line(entry))
+    return EXIT_OK
+
+
+def _admin_forwarding_remove(args: argparse.Namespace) -> int:
+    _service(args).remove_forwarding(args.country)
+    print(f"{args.country.lower()} removed: its URN:NBNs are no longer forwarded")
+    return EXIT_OK
+
+
+def _admin_forwarding_check(args: argparse.Namespace) -> int:
+    entries = _service(args).check_forwarding(args.countries, args.timeout)
+    for entry in entries:
+        print(f"{entry.country}\t{entry.health}\t{entry.detail}")
+    return EXIT_OK if all(entry.health == "up" for entry in entries) else EXIT_INVALID
+
+
 # --- import and export --------------------------------------------------------------------------
 
 
@@ -289,6 +320,138 @@ def _csv_cells(row: Mapping[str, Any]) -> list[str]:
     ]
 
 
+# --- links --------------------------------------------------------------------------------------
+
+REPORT_FORMATS = ("csv", "json")
+REPORT_COLUMNS = (
+    "owner",
+    "urn",
+    "url",
+    "status",
+    "http_status",
+    "detail",
+    "failures",
+    "since",  # when the link's status last changed
+    "checked",  # its last check
+)
+
+
+def _links_check(args: argparse.Namespace) -> int:
+    import asyncio
+    import time
+
+    from urnkit.resolver.links import CheckOptions, Summary, check_round
+
+    if args.timeout <= 0:
+        raise ValueError("--timeout must be more than 0 seconds")
+    service = _service(args)
+    options = CheckOptions(args.concurrency, args.per_host_interval, args.timeout, args.older_than)
+    shown = {"width": 0}
+
+    def progress(summary: Summary) -> None:
+        rate = summary.checked / max(time.monotonic() - summary.started, 1e-9)
+        line = f"{summary.checked:,} checked: {summary.broken:,} broken, "
+        line += f"{summary.failing:,} failing, {rate:,.0f}/s"
+        sys.stderr.write("\r" + line.ljust(shown["width"]))
+        sys.stderr.flush()
+        shown["width"] = len(line)
+
+    summary = asyncio.run(
+        check_round(service.store, options, progress if sys.stderr.isatty() else None)
+    )
+    assert summary is not None  # it waited for the lock
+    if shown["width"]:
+        sys.stderr.write("\r" + " " * shown["width"] + "\r")
+    print(summary.line())
+    return EXIT_OK
+
+
+def _links_report(args: argparse.Namespace) -> int:
+    from urnkit.resolver.service import broken_link_json
+
+    found = [broken_link_json(b) for b in _service(args).broken_links(args.owner)]
+    kind = args.format or ("json" if args.output.lower().endswith(".json") else "csv")
+    with _output(args.output) as out:
+        if kind == "json":
+            report = {"owner": args.owner, "count": len(found), "links": found}
+            out.write(json.dumps(report, ensure_ascii=False, indent=1) + "\n")
+            return EXIT_OK
+        writer = csv.writer(out)
+        writer.writerow(REPORT_COLUMNS)
+        for row in found:
+            writer.writerow(["" if row[name] is None else row[name] for name in REPORT_COLUMNS])
+    return EXIT_OK
+
+
+def _seconds(text: str) -> float:
+    """A duration given on the command line: seconds, 0 or more.
+
+    >>> _seconds("0.5")
+    0.5
+    """
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more: {text!r}")
+    return seconds
+
+
+def _add_links_commands(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], refused: tuple[str, ...]
+) -> None:
+    links = _group(commands, "links", "Link checking: which locations are broken.")
+    check = _command(
+        links,
+        _guarded(_links_check),
+        "Check every http(s) location URL: HEAD, then GET; record status and history.",
+        "A 404 or 410 makes a link broken at once; timeouts, refused connections, 5xx and\n"
+        "other answers after 3 failed checks in a row. Resolution skips broken links (to the\n"
+        "next location, or to the record's page when none is left) from the moment each\n"
+        "batch is stored, and takes them back when they answer again. One round runs at\n"
+        "a time on a database: this waits while another (a server's job) runs.",
+        refused,
+        mode=False,
+        group="links",
+    )
+    check.add_argument(
+        "--concurrency", type=_jobs, default=10, help="requests in flight at most (10)"
+    )
+    check.add_argument(
+        "--per-host-interval",
+        type=_seconds,
+        default=1.0,
+        help="seconds between requests to one host, one at a time (1)",
+    )
+    check.add_argument(
+        "--timeout", type=_seconds, default=10.0, help="seconds for a request's answer (10)"
+    )
+    check.add_argument(
+        "--older-than",
+        type=_seconds,
+        default=0.0,
+        help="check only URLs last checked this many seconds ago or earlier (0: all)",
+    )
+    report = _command(
+        links,
+        _guarded(_links_report),
+        "Report the locations whose links are broken, by owner and URN, as CSV or JSON.",
+        "Columns: owner (the organisation that registered the location), urn, url, status,\n"
+        "http_status, detail, failures, since (the status changed), checked (last check).",
+        refused,
+        mode=False,
+        group="links",
+    )
+    report.add_argument("--owner", help="only this organisation's locations")
+    report.add_argument(
+        "--format", choices=REPORT_FORMATS, help="default: json if -o ends in .json, else csv"
+    )
+    report.add_argument("-o", "--output", default="-", help="file to write ('-': stdout)")
+    for command in (check, report):
+        _database_flag(command)
+
+
 # --- the parsers --------------------------------------------------------------------------------
 
 
@@ -308,7 +471,8 @@ def _group(
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``serve``, ``db``, ``admin``, ``import`` and ``export`` to the ``urnkit`` parser."""
+    """Add ``serve``, ``db``, ``admin``, ``import``, ``export`` and ``links`` to the
+    ``urnkit`` parser."""
     refused = (
         "0  done",
         "1  the service refused (the message says why)",
@@ -397,6 +561,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     revoke_token.add_argument("token_id", metavar="ID", type=int)
     for command in (create_org, delegate, create_token, revoke_token):
         _database_flag(command)
+    _add_forwarding_commands(admin, refused)
 
     import_ = _command(
         commands,
@@ -430,3 +595,63 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     export.add_argument("--prefix", help="only records under this delegated prefix")
     export.add_argument("-o", "--output", default="-", help="file to write ('-': stdout)")
     _database_flag(export)
+
+    _add_links_commands(commands, refused)
+
+
+def _add_forwarding_commands(
+    admin: argparse._SubParsersAction[argparse.ArgumentParser], refused: tuple[str, ...]
+) -> None:
+    """``urnkit admin forwarding list|set|remove|check``: the national resolvers table."""
+    forwarding = _group(
+        admin, "forwarding", "National resolvers that foreign URN:NBNs are forwarded to."
+    )
+    group = "admin_forwarding"
+    listing = _command(
+        forwarding,
+        _guarded(_admin_forwarding_list),
+        "List the forwarding table: country, URL template, health, note.",
+        "One tab-separated line per country.",
+        refused,
+        mode=False,
+        group=group,
+    )
+    set_ = _command(
+        forwarding,
+        _guarded(_admin_forwarding_set),
+        "Set a country's national resolver (RFC 8458 §4.4).",
+        "URL_TEMPLATE is https with {urn} where the URN goes: https://urn.fi/{urn},\n"
+        "https://urn.kb.se/resolve?urn={urn} (in a query the URN is percent-encoded).",
+        refused,
+        mode=False,
+        group=group,
+    )
+    set_.add_argument("country", metavar="COUNTRY", help="ISO 3166-1 alpha-2, e.g. se")
+    set_.add_argument("url_template", metavar="URL_TEMPLATE")
+    set_.add_argument("--note", help="e.g. the institution running the resolver")
+    remove = _command(
+        forwarding,
+        _guarded(_admin_forwarding_remove),
+        "Remove a country's national resolver: its URN:NBNs are then not found here.",
+        "COUNTRY is an ISO 3166-1 alpha-2 code.",
+        refused,
+        mode=False,
+        group=group,
+    )
+    remove.add_argument("country", metavar="COUNTRY")
+    check = _command(
+        forwarding,
+        _guarded(_admin_forwarding_check),
+        "HEAD the national resolvers (every one, or those named) and record which are up.",
+        "Any HTTP answer below 500 is up; a 5xx, a timeout or no connection is down.\n"
+        "Exits 1 when a resolver is down, so a cron job can alert.",
+        ("0  every resolver is up", "1  a resolver is down, or the service refused", refused[2]),
+        mode=False,
+        group=group,
+    )
+    check.add_argument("countries", metavar="COUNTRY", nargs="*", help="default: every one")
+    check.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds for each resolver (default 10)"
+    )
+    for command in (listing, set_, remove, check):
+        _database_flag(command)

@@ -31,6 +31,7 @@ import secrets
 import threading
 import unicodedata
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Any, Literal, TypeVar
@@ -41,10 +42,12 @@ import sqlalchemy as sa
 from urnkit.resolver.domain import (
     GENERATORS,
     ROLES,
+    BrokenLink,
     ConflictError,
     ForbiddenError,
     HistoryEntry,
     InvalidURNError,
+    LinkState,
     Location,
     NotFoundError,
     Principal,
@@ -64,6 +67,14 @@ from urnkit.resolver.domain import (
     sequential_nbn_string,
     with_q_component,
 )
+from urnkit.resolver.forwarding import (
+    Forwarding,
+    check_template,
+    forward_url,
+    normalize_country,
+    probe_all,
+)
+from urnkit.resolver.naptr import Discovery
 from urnkit.resolver.statistics import DayCount, ResolutionTally
 from urnkit.resolver.store import ResolutionRow, Store, Transaction, now
 from urnkit.urn import URN
@@ -172,9 +183,10 @@ def _actor(principal: Principal) -> str:
 class Service:
     """The resolver's services over one :class:`~urnkit.resolver.store.Store`."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, discovery: Discovery | None = None) -> None:
         self.store = store
         self.resolutions = ResolutionTally()  # see flush_statistics
+        self.discovery = discovery  # DNS NAPTR discovery of resolvers (naptr.py), if enabled
 
     # --- resolution ------------------------------------------------------------------------------
 
@@ -188,30 +200,30 @@ class Service:
         urn = parse_urn(text)
         key = urn.equivalence_key()
         row = self.store.resolution_row(key)
-        if row is not None:
-            self.resolutions.add(key)
+        if row is None:
+            return self._forward(urn)
+        self.resolutions.add(key)
         return self._redirect(urn, row) or self._from_record(urn)
 
     async def resolve_async(self, text: str) -> Resolution:
         """:meth:`resolve` for the event loop (``GET /{urn}``): the lookup is
         :meth:`~urnkit.resolver.store.Store.resolution_row_async`; reading the whole record, for
-        the rarer surrogate and gone answers, runs in a worker thread."""
+        the rarer surrogate and gone answers, and forwarding, run in a worker thread."""
         urn = parse_urn(text)
         key = urn.equivalence_key()
         row = await self.store.resolution_row_async(key)
-        if row is not None:
-            self.resolutions.add(key)
+        if row is None:
+            return await asyncio.to_thread(self._forward, urn)
+        self.resolutions.add(key)
         redirect = self._redirect(urn, row)
         if redirect is None:
             return await asyncio.to_thread(self._from_record, urn)
         return redirect
 
     @staticmethod
-    def _redirect(urn: URN, row: ResolutionRow | None) -> Resolution | None:
+    def _redirect(urn: URN, row: ResolutionRow) -> Resolution | None:
         """The redirect to an active record's best location not known broken; None when the
         answer needs the whole record (no such location, or deactivated)."""
-        if row is None:
-            raise NotFoundError(f"no URN equivalent to {urn.assigned_name} is registered here")
         status, targets = row
         if status == "active" and targets is not None:
             best = targets.partition("\n")[0]
@@ -761,6 +773,115 @@ class Service:
         except NotFoundError:
             return [], None
 
+    # --- link checking ---------------------------------------------------------------------------
+
+    def link_states(self, urls: Iterable[str]) -> dict[str, LinkState]:
+        """What link checking knows of each of ``urls`` (those it has seen), by URL."""
+        with self.store.snapshot() as tx:
+            return tx.link_states(urls)
+
+    def broken_links(self, owner: str | None = None) -> list[BrokenLink]:
+        """The locations whose links are broken, of ``owner``'s locations if given (the
+        organisation that registered the location), by owner and URN."""
+        with self.store.snapshot() as tx:
+            if owner is not None and tx.organisation_id(owner) is None:
+                raise NotFoundError(f"no organisation is called {owner!r}")
+            return tx.broken_links(owner)
+
+    def broken_links_for(
+        self, principal: Principal, owner: str | None
+    ) -> tuple[str | None, list[BrokenLink]]:
+        """:meth:`broken_links` as ``principal`` may see them: a registrant its own
+        organisation's (the default), an admin any organisation's, or all (no ``owner``); the
+        owner they are of (None: all) with them."""
+        if principal.role != "admin":
+            if owner not in (None, principal.organisation):
+                raise ForbiddenError(
+                    f"a registrant token of {principal.organisation!r} sees only its own "
+                    f"organisation's broken links, not {owner!r}'s"
+                )
+            owner = principal.organisation
+        return owner, self.broken_links(owner)
+
+    # --- forwarding to national resolvers (RFC 8458 §4.4) ---------------------------------------
+
+    def _forward(self, urn: URN) -> Resolution:
+        """The answer for a URN not registered here: a redirect to its country's resolver when
+        no prefix delegated here covers it and the forwarding table has its country, else to
+        the resolver DNS discovery finds (if enabled); else :class:`NotFoundError`."""
+        unknown = f"no URN equivalent to {urn.assigned_name} is registered here"
+        prefix = None
+        if urn.nid.lower() == "nbn":
+            with suppress(UnacceptableError):  # no country: nothing to forward by
+                prefix = prefix_of(urn)
+        if prefix is not None:
+            country = prefix.partition(":")[0]
+            with self.store.snapshot() as tx:
+                own = [p for p, _, _ in tx.prefixes() if covers(p, prefix)]
+                entries = [] if own else tx.forwardings(country)
+            if own:  # under an own prefix: unknown here means unknown
+                raise NotFoundError(unknown, prefix=own[-1])
+            if entries:
+                return self._forwarded(urn, forward_url(entries[0].url_template, urn.assigned_name))
+        target = self.discovery.uri(urn.assigned_name) if self.discovery is not None else None
+        if target is not None:
+            return self._forwarded(urn, target)
+        if prefix is None:
+            raise NotFoundError(unknown)
+        found_by = "; DNS discovery found none" if self.discovery is not None else ""
+        raise NotFoundError(
+            f"{unknown}, and no resolver is known for the country {country!r}{found_by} "
+            "(RFC 8458 §4.4)",
+            country=country,
+        )
+
+    @staticmethod
+    def _forwarded(urn: URN, target: str) -> Resolution:
+        """A redirect to another resolver; the q-component travels as to a location."""
+        return Resolution("redirect", urn, with_q_component(target, urn.q_component or ""))
+
+    def forwardings(self) -> list[Forwarding]:
+        """The forwarding table, by country."""
+        with self.store.snapshot() as tx:
+            return tx.forwardings()
+
+    def set_forwarding(
+        self, country: str, url_template: str, note: str | None = None
+    ) -> tuple[Forwarding, bool]:
+        """Create or replace a country's resolver; the row and True when it was created."""
+        country = normalize_country(country)
+        url_template = check_template(url_template)
+        if note is not None and (len(note) > 1000 or not note.isprintable()):
+            raise UnacceptableError("a note is at most 1,000 printable characters")
+        with self.store.transaction() as tx:
+            created = tx.set_forwarding(country, url_template, note or None)
+            [entry] = tx.forwardings(country)
+        return entry, created
+
+    def remove_forwarding(self, country: str) -> None:
+        """Remove a country's row: its URN:NBNs are no longer forwarded."""
+        country = normalize_country(country)
+        with self.store.transaction() as tx:
+            if not tx.remove_forwarding(country):
+                raise NotFoundError(f"the forwarding table has no row for {country!r}")
+
+    def check_forwarding(
+        self, countries: Sequence[str] = (), timeout: float = 10.0
+    ) -> list[Forwarding]:
+        """HEAD the resolvers of ``countries`` (default: every one) at once and record what each
+        answered; their rows as they are after."""
+        chosen = {normalize_country(country) for country in countries}
+        entries = [e for e in self.forwardings() if not chosen or e.country in chosen]
+        missing = chosen - {entry.country for entry in entries}
+        if missing:
+            raise NotFoundError(f"the forwarding table has no row for {', '.join(sorted(missing))}")
+        outcomes = asyncio.run(probe_all(entries, timeout))
+        moment = now()
+        with self.store.transaction() as tx:
+            for entry, (health, detail) in zip(entries, outcomes, strict=True):
+                tx.record_health(entry.country, health, detail, moment)
+        return [e for e in self.forwardings() if not chosen or e.country in chosen]
+
 
 def _read_ahead(items: Iterator[T], depth: int = 2) -> Generator[T, None, None]:
     """``items``, produced by a thread up to ``depth`` ahead of the consumer; an exception
@@ -864,3 +985,28 @@ def _imported_record(
         successors=tuple(row.get("successors") or ()),
         note=row.get("note") or None,
     )
+
+
+def link_json(state: LinkState) -> dict[str, Any]:
+    """What link checking knows of a URL, as the API shows it."""
+    return {
+        "url": state.url,
+        "status": state.status,
+        "http_status": state.http_status,
+        "detail": state.detail,
+        "failures": state.failures,
+        "since": state.since.isoformat(),
+        "checked": None if state.checked is None else state.checked.isoformat(),
+    }
+
+
+def broken_link_json(broken: BrokenLink) -> dict[str, Any]:
+    """A broken location as the report shows it: its owner, its record's URN, the link's state.
+
+    >>> from datetime import datetime, UTC
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> link = LinkState("https://example.org/x", "broken", 404, "GET 404 Not Found", 1, t, t)
+    >>> broken_link_json(BrokenLink("Library", "URN:NBN:fi:lib-1", link))["http_status"]
+    404
+    """
+    return {"owner": broken.owner, "urn": broken.urn} | link_json(broken.link)

@@ -15,6 +15,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+from urnkit.resolver.naptr import parse_nameserver
 from urnkit.resolver.store import DEFAULT_DATABASE_URL
 
 # uvicorn is the default: benchmarks/resolve_bench.py (1,000,000 URNs) measured it ahead of
@@ -34,13 +35,23 @@ class Settings:
     # Seconds between flushes of the resolutions counted for the statistics (a process killed
     # outright loses at most this many seconds of counts).
     statistics_interval: int = 5
+    # Seconds between rounds of link checking in each server process (0: none; see links.py).
+    link_check_interval: int = 0
+
+    # Resolver discovery by DNS NAPTR (RFC 3404) for URNs the forwarding table does not cover:
+    # off unless URNKIT_DNS_DISCOVERY=1; the system's resolver unless a nameserver is named.
+    dns_discovery: bool = False
+    dns_nameserver: str = ""  # address:port
+    dns_root: str = "urn.arpa"
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from ``URNKIT_DATABASE_URL``, ``URNKIT_HOST``, ``URNKIT_PORT``,
-        ``URNKIT_WORKERS``, ``URNKIT_SERVER`` and ``URNKIT_STATISTICS_INTERVAL``."""
+        ``URNKIT_WORKERS``, ``URNKIT_SERVER``, ``URNKIT_STATISTICS_INTERVAL``,
+        ``URNKIT_LINK_CHECK_INTERVAL``, ``URNKIT_DNS_DISCOVERY`` (0 or 1),
+        ``URNKIT_DNS_NAMESERVER`` and ``URNKIT_DNS_ROOT``."""
         environ = os.environ if environ is None else environ
-        values: dict[str, str | int] = {}
+        values: dict[str, str | int | bool] = {}
         for field in fields(cls):
             name = f"URNKIT_{field.name.upper()}"
             if name not in environ:
@@ -50,6 +61,10 @@ class Settings:
                 if not text.strip().isdigit():
                     raise ValueError(f"{name} must be a whole number, not {text!r}")
                 values[field.name] = int(text)
+            elif field.type == "bool":
+                if text not in ("0", "1"):
+                    raise ValueError(f"{name} must be 0 or 1, not {text!r}")
+                values[field.name] = text == "1"
             else:
                 values[field.name] = text
         settings = cls(**values)  # type: ignore[arg-type]
@@ -57,4 +72,6 @@ class Settings:
             raise ValueError("URNKIT_STATISTICS_INTERVAL must be 1 (second) or more")
         if settings.server not in SERVERS:
             raise ValueError(f"URNKIT_SERVER must be one of {', '.join(SERVERS)}")
+        if settings.dns_nameserver:
+            parse_nameserver(settings.dns_nameserver)  # a ValueError saying what is wrong
         return settings

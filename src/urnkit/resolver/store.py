@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from contextlib import contextmanager, suppress
 from datetime import UTC, date, datetime
 from importlib.resources import files
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -36,10 +36,18 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
-from urnkit.resolver.domain import HistoryEntry, Location, Principal, Record
+from urnkit.resolver.domain import (
+    BrokenLink,
+    HistoryEntry,
+    LinkCheck,
+    LinkState,
+    Location,
+    Principal,
+    Record,
+)
+from urnkit.resolver.forwarding import Forwarding, Health
 
 DEFAULT_DATABASE_URL = "sqlite:///urnkit.db"
-T = TypeVar("T")
 
 metadata = sa.MetaData()
 _JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
@@ -147,6 +155,8 @@ link_checks = sa.Table(
     sa.Column("http_status", sa.Integer),
     sa.Column("detail", sa.Text),
 )
+# The URLs due for checking, oldest check first (Transaction.claim_links).
+sa.Index("ix_links_checked", links.c.checked)
 # Resolutions per delegated prefix per day (UTC), for the statistics page.
 resolution_counts = sa.Table(
     "resolution_counts",
@@ -154,6 +164,18 @@ resolution_counts = sa.Table(
     sa.Column("prefix", sa.String(200), primary_key=True),
     sa.Column("day", sa.Date, primary_key=True),
     sa.Column("count", sa.BigInteger, nullable=False),
+)
+# Country code -> national resolver (RFC 8458 §4.4): see urnkit.resolver.forwarding.
+forwarding = sa.Table(
+    "forwarding",
+    metadata,
+    sa.Column("country", sa.String(2), primary_key=True),
+    sa.Column("url_template", sa.Text, nullable=False),
+    sa.Column("health", sa.String(10), nullable=False),  # unknown, up, down
+    sa.Column("checked", _TIME),  # the last health check, None before the first
+    sa.Column("detail", sa.Text),  # what the last health check saw
+    sa.Column("note", sa.Text),
+    sa.Column("updated", _TIME, nullable=False),
 )
 
 
@@ -286,14 +308,24 @@ def create_engine(url: str) -> Engine:
     return engine
 
 
-def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
-    """``items`` in slices of ``size`` (queries with IN lists the drivers accept).
+def _one_of(
+    column: sa.Column[Any], values: Collection[Any], dialect: sa.Dialect
+) -> Iterator[sa.ColumnElement[bool]]:
+    """Conditions that together select the rows whose ``column`` is one of ``values``: on
+    PostgreSQL one ``= ANY(array)``, a single parameter (an IN list of 5,000 parameters cost more
+    to build and parse than the import it served); elsewhere IN lists of 1,000, which every
+    driver accepts.
 
-    >>> list(_chunks([1, 2, 3], 2))
-    [[1, 2], [3]]
+    >>> [str(c) for c in _one_of(records.c.id, [1, 2, 3], sqlite.dialect())]
+    ['records.id IN (__[POSTCOMPILE_id_1])']
     """
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
+    items = list(values)
+    if dialect.name == "postgresql":
+        if items:
+            yield column == sa.any_(sa.bindparam(None, items, type_=postgresql.ARRAY(column.type)))
+        return
+    for start in range(0, len(items), 1_000):
+        yield column.in_(items[start : start + 1_000])
 
 
 def _record(row: Any, found: Sequence[Location] = ()) -> Record:
@@ -552,10 +584,9 @@ class Transaction:
     def broken_urls(self, urls: Iterable[str]) -> set[str]:
         """Which of ``urls`` link checking last found broken."""
         found: set[str] = set()
-        for chunk in _chunks(list({url_hash(url) for url in urls}), 1_000):
-            query = sa.select(links.c.url).where(
-                links.c.url_hash.in_(chunk), links.c.status == "broken"
-            )
+        hashes = {url_hash(url) for url in urls}
+        for condition in _one_of(links.c.url_hash, hashes, self.connection.dialect):
+            query = sa.select(links.c.url).where(condition, links.c.status == "broken")
             found.update(self.connection.scalars(query))
         return found
 
@@ -564,19 +595,20 @@ class Transaction:
         (after their link status changed); how many records that was."""
         if not urls:
             return 0
+        dialect = self.connection.dialect
         record_ids: set[int] = set()
-        for chunk in _chunks(list(urls), 1_000):
-            query = sa.select(locations.c.record_id).where(locations.c.url.in_(chunk))
+        for condition in _one_of(locations.c.url, urls, dialect):
+            query = sa.select(locations.c.record_id).where(condition)
             record_ids.update(self.connection.scalars(query))
         changed = 0
-        for ids in _chunks(sorted(record_ids), 1_000):
-            found: dict[int, list[Location]] = {record_id: [] for record_id in ids}
+        for condition in _one_of(locations.c.record_id, record_ids, dialect):
+            found: dict[int, list[Location]] = {}
             for row in self.connection.execute(
                 sa.select(locations.c.record_id, locations.c.url)
-                .where(locations.c.record_id.in_(ids))
+                .where(condition)
                 .order_by(locations.c.priority, locations.c.id)
             ):
-                found[row.record_id].append(Location(row.url))
+                found.setdefault(row.record_id, []).append(Location(row.url))
             broken = self.broken_urls(loc.url for locs in found.values() for loc in locs)
             self.connection.execute(
                 sa.update(records)
@@ -591,10 +623,10 @@ class Transaction:
         return changed
 
     def present_keys(self, keys: Sequence[str]) -> set[str]:
-        """Which of ``keys`` are registered (queried in chunks the drivers accept)."""
+        """Which of ``keys`` are registered."""
         found: set[str] = set()
-        for chunk in _chunks(keys, 1_000):
-            query = sa.select(records.c.equivalence_key).where(records.c.equivalence_key.in_(chunk))
+        for condition in _one_of(records.c.equivalence_key, keys, self.connection.dialect):
+            query = sa.select(records.c.equivalence_key).where(condition)
             found.update(self.connection.scalars(query))
         return found
 
@@ -823,6 +855,225 @@ class Transaction:
         column = records.c[by]
         rows = self.connection.execute(sa.select(column, sa.func.count()).group_by(column))
         return {row[0]: row[1] for row in rows}
+
+    # --- link checking ---------------------------------------------------------------------------
+
+    def seed_links(self) -> int:
+        """Give every http(s) location URL without one a ``links`` row: ok (not known broken),
+        never checked (``checked`` = :data:`UNCHECKED`, so due first); how many were added.
+        Other processes may seed at the same time: a URL they added is skipped."""
+        unseen = ~sa.exists().where(links.c.url == locations.c.url)
+        if self.dialect == "sqlite":
+            # SQLite runs NOT EXISTS once per location; NOT IN builds one index of the subquery.
+            # (PostgreSQL's NOT IN cannot anti-join; its NOT EXISTS does.)
+            unseen = locations.c.url.not_in(sa.select(links.c.url))
+        web = sa.or_(locations.c.url.ilike("http://%"), locations.c.url.ilike("https://%"))
+        found = list(
+            self.connection.scalars(sa.select(locations.c.url).distinct().where(web, unseen))
+        )
+        if not found:
+            return 0
+        at = now()
+        return len(
+            self.connection.execute(
+                self._insert(links).on_conflict_do_nothing().returning(links.c.url_hash),
+                [
+                    {
+                        "url_hash": url_hash(url),
+                        "url": url,
+                        "status": "ok",
+                        "detail": "not checked yet",
+                        "failures": 0,
+                        "since": at,
+                        "checked": UNCHECKED,
+                    }
+                    for url in sorted(set(found))
+                ],
+            ).all()
+        )
+
+    def claim_links(self, due: datetime, limit: int) -> list[str]:
+        """Take up to ``limit`` URLs last checked at or before ``due`` (oldest first) that some
+        location still has, for checking: their ``checked`` becomes now, so no other process
+        takes them until they are due again. PostgreSQL skips rows another transaction holds;
+        SQLite's write transactions run one at a time."""
+        chosen = (
+            sa.select(links.c.url_hash)
+            .where(links.c.checked <= due, sa.exists().where(locations.c.url == links.c.url))
+            .order_by(links.c.checked)
+            .limit(limit)
+        )
+        if self.dialect == "postgresql":
+            chosen = chosen.with_for_update(skip_locked=True)
+        statement = (
+            sa.update(links)
+            .where(links.c.url_hash.in_(chosen.scalar_subquery()), links.c.checked <= due)
+            .values(checked=now())
+            .returning(links.c.url)
+        )
+        return list(self.connection.scalars(statement))
+
+    def link_states(self, urls: Iterable[str], *, for_update: bool = False) -> dict[str, LinkState]:
+        """What link checking knows of each of ``urls`` that it has seen, by URL; with
+        ``for_update`` the rows stay locked until the transaction ends (PostgreSQL)."""
+        found: dict[str, LinkState] = {}
+        hashes = sorted({url_hash(url) for url in urls})
+        for condition in _one_of(links.c.url_hash, hashes, self.connection.dialect):
+            query = sa.select(*_LINK_COLUMNS).where(condition)
+            for row in self.connection.execute(query.with_for_update() if for_update else query):
+                found[row.url] = _link_state(row)
+        return found
+
+    def save_link_checks(self, states: Sequence[LinkState], checks: Sequence[LinkCheck]) -> None:
+        """Store each URL's new state (inserted or replaced) and append each check to
+        ``link_checks``."""
+        if not states:
+            return
+        statement = self._insert(links)
+        columns = ("url", "status", "http_status", "detail", "failures", "since", "checked")
+        statement = statement.on_conflict_do_update(
+            index_elements=[links.c.url_hash],
+            set_={name: statement.excluded[name] for name in columns},
+        )
+        self.connection.execute(
+            statement,
+            [
+                {"url_hash": url_hash(s.url)} | {name: getattr(s, name) for name in columns}
+                for s in states
+            ],
+        )
+        self.connection.execute(
+            link_checks.insert(),
+            [
+                {
+                    "url_hash": url_hash(c.url),
+                    "at": c.at,
+                    "status": c.verdict,
+                    "http_status": c.http_status,
+                    "detail": c.detail,
+                }
+                for c in checks
+            ],
+        )
+
+    def broken_links(self, owner: str | None) -> list[BrokenLink]:
+        """Every location whose link is broken (of ``owner``'s locations if given), by owner,
+        URN and the location's priority."""
+        query = (
+            sa.select(organisations.c.name, records.c.urn, *_LINK_COLUMNS)
+            .select_from(
+                links.join(locations, locations.c.url == links.c.url)
+                .join(records, records.c.id == locations.c.record_id)
+                .join(organisations, organisations.c.id == locations.c.owner_id)
+            )
+            .where(links.c.status == "broken")
+            .order_by(organisations.c.name, records.c.urn, locations.c.priority, locations.c.id)
+        )
+        if owner is not None:
+            query = query.where(organisations.c.name == owner)
+        return [
+            BrokenLink(row.name, row.urn, _link_state(row))
+            for row in self.connection.execute(query)
+        ]
+
+    # --- forwarding to national resolvers ------------------------------------------------------
+
+    def forwardings(self, country: str | None = None) -> list[Forwarding]:
+        """The forwarding table by country (only ``country``'s row if given)."""
+        query = sa.select(
+            forwarding.c.country,
+            forwarding.c.url_template,
+            forwarding.c.health,
+            forwarding.c.checked,
+            forwarding.c.detail,
+            forwarding.c.note,
+        ).order_by(forwarding.c.country)
+        if country is not None:
+            query = query.where(forwarding.c.country == country)
+        return [
+            Forwarding(
+                row.country,
+                row.url_template,
+                row.health,
+                None if row.checked is None else _utc(row.checked),
+                row.detail,
+                row.note,
+            )
+            for row in self.connection.execute(query)
+        ]
+
+    def set_forwarding(self, country: str, url_template: str, note: str | None) -> bool:
+        """Create or replace a country's row; True when it was created. A changed template's
+        health is unknown again; the same template keeps what the last check found."""
+        moment = now()
+        created = self.connection.scalar(
+            self._insert(forwarding)
+            .values(
+                country=country,
+                url_template=url_template,
+                health="unknown",
+                note=note,
+                updated=moment,
+            )
+            .on_conflict_do_nothing()
+            .returning(forwarding.c.country)
+        )
+        if created is not None:
+            return True
+        changed = forwarding.c.url_template != url_template
+        self.connection.execute(
+            sa.update(forwarding)
+            .where(forwarding.c.country == country)
+            .values(
+                url_template=url_template,
+                note=note,
+                updated=moment,
+                health=sa.case((changed, "unknown"), else_=forwarding.c.health),
+                checked=sa.case((changed, sa.null()), else_=forwarding.c.checked),
+                detail=sa.case((changed, sa.null()), else_=forwarding.c.detail),
+            )
+        )
+        return False
+
+    def remove_forwarding(self, country: str) -> bool:
+        """Delete a country's row; False when there is none."""
+        statement = sa.delete(forwarding).where(forwarding.c.country == country)
+        return self.connection.execute(statement).rowcount == 1
+
+    def record_health(self, country: str, health: Health, detail: str, checked: datetime) -> None:
+        """What a health check found of a country's resolver."""
+        self.connection.execute(
+            sa.update(forwarding)
+            .where(forwarding.c.country == country)
+            .values(health=health, detail=detail, checked=checked)
+        )
+
+
+UNCHECKED = datetime(1970, 1, 1, tzinfo=UTC)
+"""``links.checked`` of a URL seeded for checking and not taken yet: due before any other."""
+
+_LINK_COLUMNS = (
+    links.c.url,
+    links.c.status,
+    links.c.http_status,
+    links.c.detail,
+    links.c.failures,
+    links.c.since,
+    links.c.checked,
+)
+
+
+def _link_state(row: Any) -> LinkState:
+    checked = _utc(row.checked)
+    return LinkState(
+        url=row.url,
+        status=row.status,
+        http_status=row.http_status,
+        detail=row.detail,
+        failures=row.failures,
+        since=_utc(row.since),
+        checked=None if checked == UNCHECKED else checked,
+    )
 
 
 ResolutionRow = tuple[str, str | None]
@@ -1109,3 +1360,50 @@ class Store:
 
         with self.engine.begin() as connection:
             command.upgrade(self._alembic_config(connection), revision)
+
+    # --- locks across processes ------------------------------------------------------------------
+
+    @contextmanager
+    def lock(self, name: str, *, wait: bool) -> Iterator[bool]:
+        """Hold the lock ``name`` of this database, shared by every process on any machine
+        using it, while the block runs; yields whether it is held (without ``wait``: False at
+        once when another process holds it). PostgreSQL: a session advisory lock; SQLite: an
+        ``flock`` on a file beside the database (in memory: one process, nothing to share). A
+        process that dies lets go of it.
+
+        >>> with Store("sqlite://").lock("demo", wait=False) as held:
+        ...     held
+        True
+        """
+        if self.engine.dialect.name == "postgresql":
+            key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+            with self.engine.connect() as connection:
+                connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+                if wait:
+                    connection.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": key})
+                take = sa.text("SELECT pg_try_advisory_lock(:key)")
+                held = wait or bool(connection.scalar(take, {"key": key}))
+                try:
+                    yield held
+                finally:
+                    if held:
+                        unlock = sa.text("SELECT pg_advisory_unlock(:key)")
+                        connection.execute(unlock, {"key": key})
+            return
+        database = self.engine.url.database
+        if not database or database == ":memory:":
+            yield True
+            return
+        import fcntl
+
+        with open(f"{database}.{name}.lock", "a") as file:
+            try:
+                fcntl.flock(file, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+                held = True
+            except BlockingIOError:
+                held = False
+            try:
+                yield held
+            finally:
+                if held:
+                    fcntl.flock(file, fcntl.LOCK_UN)

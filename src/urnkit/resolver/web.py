@@ -42,13 +42,17 @@ from urnkit.resolver.domain import (
     ResolverError,
     UnacceptableError,
 )
+from urnkit.resolver.forwarding import forwarding_json
+from urnkit.resolver.links import with_periodic_checks
 from urnkit.resolver.metrics import Metrics
+from urnkit.resolver.naptr import Discovery
 from urnkit.resolver.pages import STATISTICS_DAYS, SearchBy, add_pages
 from urnkit.resolver.service import (
     MAX_BATCH,
     MAX_GENERATE,
     MAX_STATISTICS_DAYS,
     Service,
+    broken_link_json,
     history_json,
     record_json,
 )
@@ -217,6 +221,28 @@ class TokenOut(BaseModel):
     token_id: int = Field(description="What POST /api/v1/tokens/{token_id}/revoke takes")
     organisation: str
     role: str
+
+
+class BrokenLinkOut(BaseModel):
+    """A location whose link is broken: whose it is, its record's URN, and the link's state."""
+
+    owner: str = Field(description="The organisation that registered the location")
+    urn: str
+    url: str
+    status: Literal["ok", "broken"]
+    http_status: int | None = Field(description="The last answer's status; null: none came")
+    detail: str | None = Field(description="What the last check found, in words")
+    failures: int = Field(description="Consecutive failed checks")
+    since: str = Field(description="RFC 3339 time the status last changed")
+    checked: str | None = Field(description="RFC 3339 time of the last check")
+
+
+class BrokenLinksOut(BaseModel):
+    """The broken links of an organisation (or of all, for an admin who names none)."""
+
+    owner: str | None
+    count: int
+    links: list[BrokenLinkOut]
 
 
 class Problem(BaseModel):
@@ -410,6 +436,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         return response
 
     authenticated = _problem_responses(401, 403, 422)
+    _forwarding_routes(app, service, admin, authenticated)
 
     # --- the registration API ------------------------------------------------------------------
 
@@ -704,6 +731,25 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
             ],
         }
 
+    @app.get(
+        "/api/v1/links/broken",
+        response_model=BrokenLinksOut,
+        responses=_problem_responses(404) | authenticated,
+        tags=["links"],
+    )
+    def broken_links(
+        who: Annotated[Principal, Depends(principal)],
+        owner: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
+    ) -> dict[str, Any]:
+        """The locations whose links link checking found broken (left out of resolution), by
+        owner and URN: a registrant sees its organisation's; an admin any ``owner``'s, or all."""
+        chosen, found = service.broken_links_for(who, owner)
+        return {
+            "owner": chosen,
+            "count": len(found),
+            "links": [broken_link_json(b) for b in found],
+        }
+
     # --- pages and resolution ------------------------------------------------------------------
 
     add_pages(app, service, _templates, metrics)
@@ -799,6 +845,75 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
     return app
 
 
+class ForwardingIn(BaseModel):
+    """A national resolver: its URL template, ``{urn}`` where the URN goes, and a note."""
+
+    model_config = ConfigDict(extra="forbid")
+    url_template: str = Field(
+        min_length=8, max_length=2000, examples=["https://urn.kb.se/resolve?urn={urn}"]
+    )
+    note: str | None = Field(None, max_length=1000)
+
+
+class ForwardingOut(BaseModel):
+    """A country's national resolver (RFC 8458 §4.4) and its last health check."""
+
+    country: str = Field(description="ISO 3166-1 alpha-2, lower case", examples=["se"])
+    url_template: str
+    health: Literal["unknown", "up", "down"]
+    checked: str | None = Field(description="RFC 3339 time of the last health check")
+    detail: str | None = Field(description="What the last health check saw")
+    note: str | None
+
+
+def _forwarding_routes(
+    app: FastAPI,
+    service: Service,
+    admin: Callable[..., Principal],
+    authenticated: dict[int | str, dict[str, Any]],
+) -> None:
+    """``/api/v1/forwarding``: the public table of national resolvers, edited by admins."""
+    country_path = Path(min_length=1, max_length=10, examples=["se"])
+
+    @app.get("/api/v1/forwarding", response_model=list[ForwardingOut], tags=["forwarding"])
+    def list_forwarding() -> list[dict[str, Any]]:
+        """Where URN:NBNs of other countries are forwarded (RFC 8458 §4.4), by country."""
+        return [forwarding_json(entry) for entry in service.forwardings()]
+
+    @app.put(
+        "/api/v1/forwarding/{country}",
+        response_model=ForwardingOut,
+        responses={201: {"model": ForwardingOut, "description": "Created"}}
+        | _problem_responses(400)
+        | authenticated,
+        tags=["forwarding"],
+    )
+    def put_forwarding(
+        country: Annotated[str, country_path],
+        body: ForwardingIn,
+        _: Annotated[Principal, Depends(admin)],
+        response: Response,
+    ) -> dict[str, Any]:
+        """Create (201) or replace (200) a country's resolver (admin): an https URL template
+        with one ``{urn}``, in its path or its query."""
+        entry, created = service.set_forwarding(country, body.url_template, body.note)
+        response.status_code = 201 if created else 200
+        return forwarding_json(entry)
+
+    @app.delete(
+        "/api/v1/forwarding/{country}",
+        status_code=204,
+        responses=_problem_responses(404) | authenticated,
+        tags=["forwarding"],
+    )
+    def delete_forwarding(
+        country: Annotated[str, country_path], _: Annotated[Principal, Depends(admin)]
+    ) -> Response:
+        """Remove a country's resolver (admin): its URN:NBNs are then not found here."""
+        service.remove_forwarding(country)
+        return Response(status_code=204)
+
+
 def _type_error(field: str, expected: str) -> dict[str, Any]:
     return {"loc": ("body", field), "msg": f"must be {expected}", "type": "type_error"}
 
@@ -807,7 +922,17 @@ def app_from_environment() -> FastAPI:
     """The application for ``URNKIT_DATABASE_URL``: the factory ``urnkit serve`` hands to the
     ASGI server, once per worker process."""
     settings = Settings.from_environment()
-    app = create_app(Service(Store(settings.database_url)), settings.statistics_interval)
+    store = Store(settings.database_url)
+    discovery = (
+        Discovery(settings.dns_nameserver or None, settings.dns_root)
+        if settings.dns_discovery
+        else None
+    )
+    app = create_app(Service(store, discovery), settings.statistics_interval)
+    if settings.link_check_interval:
+        app.router.lifespan_context = with_periodic_checks(
+            app.router.lifespan_context, store, settings.link_check_interval
+        )
     # What exists now lives as long as the process. Frozen, the garbage collector stops
     # traversing it: a full collection took ~60 ms (the modules, FastAPI's and pydantic's
     # models), every second or so under load, and set the p99 latency; now it takes ~0.2 ms.
