@@ -399,13 +399,23 @@ def test_targets_are_the_locations_best_first_without_broken_links(store: Store)
         organisation_id = _organisation(tx)
         found = (Location(B, priority=1), Location(A, priority=2), Location(C, priority=2))
         tx.insert_record(_with_locations("urn:nbn:fi:demo-1", *found), organisation_id)
-    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", f"{B}\n{A}\n{C}", None)
+    assert store.resolution_row("urn:nbn:fi:demo-1") == (
+        "active",
+        f"{B}\n{A}\n{C}",
+        None,
+        "fi:demo",
+    )
     _mark(store, "broken", B)
-    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", f"{A}\n{C}", None)
+    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", f"{A}\n{C}", None, "fi:demo")
     _mark(store, "broken", A, C)
-    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", None, None)
+    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", None, None, "fi:demo")
     _mark(store, "ok", A, B, C)
-    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", f"{B}\n{A}\n{C}", None)
+    assert store.resolution_row("urn:nbn:fi:demo-1") == (
+        "active",
+        f"{B}\n{A}\n{C}",
+        None,
+        "fi:demo",
+    )
 
 
 def test_writes_leave_out_links_known_broken(store: Store) -> None:
@@ -438,9 +448,9 @@ def test_writes_leave_out_links_known_broken(store: Store) -> None:
         record_id = tx.record_id("urn:nbn:fi:demo-1")
         assert record_id is not None
         tx.update_record(record_id, _with_locations("urn:nbn:fi:demo-1", Location(C), Location(A)))
-    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", C, None)
-    assert store.resolution_row("urn:nbn:fi:demo-2") == ("active", C, None)
-    assert store.resolution_row("urn:nbn:fi:demo-3") == ("active", B, None)
+    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", C, None, "fi:demo")
+    assert store.resolution_row("urn:nbn:fi:demo-2") == ("active", C, None, "fi:demo")
+    assert store.resolution_row("urn:nbn:fi:demo-3") == ("active", B, None, "fi:demo")
 
 
 def test_upgrading_fills_in_the_targets_of_stored_records(empty_store: Store) -> None:
@@ -469,8 +479,13 @@ def test_upgrading_fills_in_the_targets_of_stored_records(empty_store: Store) ->
                     {"r": record_id, "u": url, "p": priority, "o": organisation_id},
                 )
     empty_store.upgrade()
-    assert empty_store.resolution_row("urn:nbn:fi:demo-1") == ("active", f"{B}\n{A}", None)
-    assert empty_store.resolution_row("urn:nbn:fi:demo-2") == ("active", None, None)
+    assert empty_store.resolution_row("urn:nbn:fi:demo-1") == (
+        "active",
+        f"{B}\n{A}",
+        None,
+        "fi:demo",
+    )
+    assert empty_store.resolution_row("urn:nbn:fi:demo-2") == ("active", None, None, "fi:demo")
 
 
 def test_upgrading_finds_who_succeeds_whom_among_stored_records(empty_store: Store) -> None:
@@ -489,5 +504,10 @@ def test_upgrading_finds_who_succeeds_whom_among_stored_records(empty_store: Sto
         tx.insert_record(old, organisation_id)
     empty_store.upgrade()
     url = "https://example.org/x"  # where _record locates every record
-    assert empty_store.resolution_row("urn:nbn:fi:demo-2") == ("active", url, "urn:nbn:fi:demo-1")
-    assert empty_store.resolution_row("urn:nbn:fi:demo-1") == ("deactivated", url, None)
+    assert empty_store.resolution_row("urn:nbn:fi:demo-2") == (
+        "active",
+        url,
+        "urn:nbn:fi:demo-1",
+        "fi:demo",
+    )
+    assert empty_store.resolution_row("urn:nbn:fi:demo-1") == ("deactivated", url, None, "fi:demo")

@@ -207,7 +207,7 @@ class Service:
         row = self.store.resolution_row(key)
         if row is None:
             return self._forward(urn)
-        self.resolutions.add(key)
+        self.resolutions.add(row[3])
         return self._redirect(urn, row) or self._from_record(urn, row)
 
     async def resolve_async(self, text: str) -> Resolution:
@@ -219,7 +219,7 @@ class Service:
         row = await self.store.resolution_row_async(key)
         if row is None:
             return await asyncio.to_thread(self._forward, urn)
-        self.resolutions.add(key)
+        self.resolutions.add(row[3])
         redirect = self._redirect(urn, row)
         if redirect is None:
             return await asyncio.to_thread(self._from_record, urn, row)
@@ -229,7 +229,7 @@ class Service:
     def _redirect(urn: URN, row: ResolutionRow) -> Resolution | None:
         """The redirect to an active record's best location not known broken; None when the
         answer needs the whole record (no such location, or deactivated)."""
-        status, targets, predecessors = row
+        status, targets, predecessors, _ = row
         if status == "active" and targets is not None:
             alternates = tuple(targets.split("\n"))
             if urn.q_component:

@@ -1278,10 +1278,11 @@ def _link_state(row: Any) -> LinkState:
     )
 
 
-ResolutionRow = tuple[str, str | None, str | None]
+ResolutionRow = tuple[str, str | None, str | None, str]
 """What resolution reads of a record: its status, its targets (``records.targets``: the URLs
-to redirect to, best first, one a line; None if none) and its predecessors (the URNs of the
-deactivated records naming it as a successor, one a line; None if none)."""
+to redirect to, best first, one a line; None if none), its predecessors (the URNs of the
+deactivated records naming it as a successor, one a line; None if none) and its prefix (what
+the statistics count resolutions by)."""
 
 
 _DriverSQL = tuple[str, Callable[[Any], Any]]
@@ -1392,7 +1393,7 @@ class _BatchedLookups:
                     with suppress(Exception):
                         connection.close()
                 connection = None
-        found = {key: (status, targets, before) for key, status, targets, before in rows or ()}
+        found = {key: tuple(rest) for key, *rest in rows or ()}
         answers: dict[asyncio.AbstractEventLoop, list[tuple[Any, ResolutionRow | None]]] = {}
         for key, future, loop in batch:
             answers.setdefault(loop, []).append((future, found.get(key)))
@@ -1471,12 +1472,16 @@ class Store:
         .where(successions.c.successor_key == records.c.equivalence_key)
         .scalar_subquery()
     )
-    _resolution_query = sa.select(records.c.status, records.c.targets, _predecessors).where(
-        records.c.equivalence_key == sa.bindparam("key", required=False)
-    )
+    _resolution_query = sa.select(
+        records.c.status, records.c.targets, _predecessors, records.c.prefix
+    ).where(records.c.equivalence_key == sa.bindparam("key", required=False))
     _resolution_keys = sa.bindparam("keys", type_=postgresql.ARRAY(sa.String), required=False)
     _resolution_batch_query = sa.select(
-        records.c.equivalence_key, records.c.status, records.c.targets, _predecessors
+        records.c.equivalence_key,
+        records.c.status,
+        records.c.targets,
+        _predecessors,
+        records.c.prefix,
     ).where(records.c.equivalence_key == sa.any_(_resolution_keys))
 
     def resolution_row(self, key: str) -> ResolutionRow | None:
@@ -1489,7 +1494,7 @@ class Store:
                 # round trips. (On SQLite a read BEGIN costs less than switching modes.)
                 connection = connection.execution_options(isolation_level="AUTOCOMMIT")
             row = connection.execute(self._resolution_query, {"key": key}).first()
-        return None if row is None else (row[0], row[1], row[2])
+        return None if row is None else (row[0], row[1], row[2], row[3])
 
     async def resolution_row_async(self, key: str) -> ResolutionRow | None:
         """:meth:`resolution_row` for the event loop: the hot path of ``GET /{urn}``.

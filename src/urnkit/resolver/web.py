@@ -618,11 +618,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict[str, Any]:
         """Records in registration order, under ``prefix`` (and its sub-namespaces) if given."""
-        page, after = service.records(prefix, int(cursor or 0), limit)
-        return {
-            "records": [record_json(record) for record in page],
-            "next_cursor": None if after is None else str(after),
-        }
+        return _page_json(*service.records(prefix, int(cursor or 0), limit))
 
     @app.post(
         "/api/v1/urns:batch",
@@ -759,11 +755,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         if len(chosen) != 1:
             raise UnacceptableError("give exactly one of urn, url and title to search by")
         by, text = chosen[0]
-        page, after = service.search(by, text, int(cursor or 0), limit)
-        return {
-            "records": [record_json(record) for record in page],
-            "next_cursor": None if after is None else str(after),
-        }
+        return _page_json(*service.search(by, text, int(cursor or 0), limit))
 
     @app.get(
         "/api/v1/statistics",
@@ -1239,6 +1231,14 @@ def _uri_list_response(
 
 def _xml_response(record: Record, media_type: str, headers: dict[str, str]) -> Response:
     return Response(oai_dc_xml(record), media_type=f"{media_type}; charset=utf-8", headers=headers)
+
+
+def _page_json(page: Sequence[Record], after: int | None) -> dict[str, Any]:
+    """A page of records as :class:`RecordPage` shows it, with the cursor of the next page."""
+    return {
+        "records": [record_json(record) for record in page],
+        "next_cursor": None if after is None else str(after),
+    }
 
 
 def _type_error(field: str, expected: str) -> dict[str, Any]:
