@@ -89,6 +89,36 @@ def test_the_search_form_finds_a_urn_and_links_its_landing_page(
     assert "is registered here" in browser.find_element(By.CSS_SELECTOR, "[role=status]").text
 
 
+def test_a_search_result_leads_to_the_landing_page_and_on_to_the_predecessor(
+    browser: Chrome, resolver: Resolver, api: httpx.Client, shot: Any
+) -> None:
+    token = secrets.token_hex(5)
+    old, new = f"urn:nbn:fi:test-{token}-old", f"urn:nbn:fi:test-{token}-new"
+    first, second = "https://example.org/first", "https://example.org/second"
+    register(api, old, f"Landing {token} (old)", "https://example.org/old")
+    register(api, new, f"Landing {token}", first, second)
+    deactivated = api.post(f"/api/v1/urns/{old}/deactivate", json={"successors": [new]})
+    assert deactivated.status_code == 200
+    search(browser, resolver.base_url, new)
+    [link] = results(browser)
+    link.click()
+    wait_until(browser, lambda: browser.current_url.endswith(f"/{new}?s=I2C"))
+    shot("landing")
+    # RFC 8458 §4.5 and issue 5: every location, the metadata, status, history, predecessors.
+    assert browser.find_element(By.TAG_NAME, "h1").text == new
+    headings = [h.text for h in browser.find_elements(By.TAG_NAME, "h2")]
+    assert {"Predecessors", "Metadata", "Locations", "History"} <= set(headings)
+    hrefs = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "main a")]
+    assert hrefs.index(first) < hrefs.index(second)  # best first
+    assert f"Landing {token}" in browser.find_element(By.TAG_NAME, "main").text
+    assert audit(browser) == []
+    # RFC 5829's predecessor-version, followed by hand: the old URN's page says it is gone.
+    browser.find_element(By.PARTIAL_LINK_TEXT, old).click()
+    wait_until(browser, lambda: old in browser.find_element(By.TAG_NAME, "h1").text)
+    shot("predecessor")
+    assert "Successors" in [h.text for h in browser.find_elements(By.TAG_NAME, "h2")]
+
+
 def test_the_search_form_explains_where_a_text_stops_being_a_urn(
     browser: Chrome, resolver: Resolver, shot: Any
 ) -> None:
