@@ -84,6 +84,11 @@ Demo resolver on SQLite ({database.relative_to(ROOT)}). Try, in a browser or wit
   {base}/urn:nbn:se:uu:diva-3475            200, its metadata: no copy online (RFC 8458 §4.5)
   {base}/urn:nbn:hu-3006                    410 Gone, naming its successor
   {base}/urn:nbn:fi-fe2010%zz               400, explaining where and why
+  {base}/urn:nbn:fi-fe201003181510?s=I2C    its landing page (RFC 2483 I2C)
+  {base}/uri-res/I2Ls?urn:nbn:fi-fe201003181510  every location as text/uri-list
+  {base}/urn:nbn:de:gbv:089-3321752945      302 to the German national resolver (forwarding)
+  {base}/                                   search by URN, URL or title; /prefixes, /statistics
+  {base}/oai?verb=Identify                  OAI-PMH; /metrics for Prometheus
   {base}/docs                               the registration API
 Tokens (shown once): admin (Demo National Library) {admin.splitlines()[-1]}
                      registrant (Demo University, fi:demo) {registrant.splitlines()[-1]}
