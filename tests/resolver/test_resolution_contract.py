@@ -147,6 +147,29 @@ def test_head_answers_as_get_without_a_body(
     assert found.content == b""
 
 
+def test_a_location_with_characters_no_uri_may_hold_is_percent_encoded(
+    api: httpx.Client, anonymous: httpx.Client, unique: str
+) -> None:
+    # RFC 9110 §10.2.2: Location is a URI-reference; RFC 3986 §2.1 (UTF-8, then %XX).
+    urn = f"urn:nbn:fi:test-{unique}"
+    register(api, urn, [{"url": "https://example.org/Jyväskylä/ö?q=å"}])
+    found = anonymous.get(f"/{urn}")
+    assert found.status_code == 302
+    encoded = "https://example.org/Jyv%C3%A4skyl%C3%A4/%C3%B6?q=%C3%A5"
+    assert found.headers["location"] == encoded
+    assert found.headers["link"] == f'<{encoded}>; rel="alternate"'
+
+
+def test_the_benchmark_ceiling_is_a_bare_redirect(anonymous: httpx.Client) -> None:
+    # benchmarks/resolve_bench.py measures resolution against this: a 302 and nothing more.
+    for method in ("GET", "HEAD"):
+        found = anonymous.request(method, "/-/redirect")
+        assert found.status_code == 302
+        assert found.headers["location"] == "https://example.org/"
+        assert "link" not in found.headers
+        assert found.content == b""
+
+
 # --- equivalence ---------------------------------------------------------------------------------
 
 

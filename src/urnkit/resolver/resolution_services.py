@@ -148,6 +148,16 @@ def uri_list(entries: Iterable[tuple[str | None, str | None]]) -> str:
     return "".join(line + "\r\n" for line in lines)
 
 
+def uri_reference(uri: str) -> str:
+    """``uri`` percent-encoded where it holds what a URI may not (UTF-8 first), fit for a
+    ``Location`` or ``Link`` header.
+
+    >>> uri_reference("https://example.org/ä b?q=1")
+    'https://example.org/%C3%A4%20b?q=1'
+    """
+    return uri if _PLAIN_URI.fullmatch(uri) else quote(uri, _URI_SAFE)
+
+
 def link_header(links: Iterable[tuple[str, str]]) -> str:
     """A ``Link`` header value (RFC 8288 §3): each (URI, relation) as ``<URI>; rel="…"``, the
     URI percent-encoded where it holds what a URI may not, separated by commas.
@@ -155,12 +165,7 @@ def link_header(links: Iterable[tuple[str, str]]) -> str:
     >>> link_header([("https://example.org/ä b", "alternate"), ("/urn:nbn:fi-2", "next")])
     '<https://example.org/%C3%A4%20b>; rel="alternate", </urn:nbn:fi-2>; rel="next"'
     """
-    return ", ".join(
-        [
-            f'<{uri if _PLAIN_URI.fullmatch(uri) else quote(uri, _URI_SAFE)}>; rel="{rel}"'
-            for uri, rel in links
-        ]
-    )
+    return ", ".join([f'<{uri_reference(uri)}>; rel="{rel}"' for uri, rel in links])
 
 
 @dataclass(frozen=True, slots=True)
