@@ -31,10 +31,11 @@ for the run and dropped after it):
    free port of 127.0.0.1, with ``--workers``. wrk warms it up with the resolution mix for
    ``--warmup`` seconds, then loads it for ``--seconds`` each, one after the other in the same
    server process: first ``GET /-/redirect``, the cheapest 302 the same application gives (the
-   ceiling), then ``GET /{urn}`` for a URN drawn at random from the whole table per request, in
+   ceiling), then ``GET /{urn}`` for URNs drawn at random from the whole table, in
    varied case (``URN:NBN:FI:BENCH-7``, ``urn:Nbn:fi:bench-7`` …) so that every lookup goes
    through equivalence matching. Both runs use the same wrk Lua script (only the path differs),
-   which counts the responses that are not 3xx and prints the exact latency percentiles.
+   which draws each thread's requests before the run (2**17 of them, used in turn), counts the
+   responses that are not 3xx and prints the exact latency percentiles.
 
 Targets (the resolver issue): resolution >= 60% of the ceiling's requests/s (the ratio) with
 p99 <= 10 ms and every response a 3xx (wrk's socket errors count against it too), on each
@@ -272,13 +273,18 @@ def _tail(log: Path, lines: int = 20) -> str:
 
 # One script for both runs: with ``mode = "ceiling"`` every request is GET /-/redirect, with
 # ``"resolve"`` it is a URN drawn from 1..count in one of the case spellings below. Each thread
+# draws its requests before the run (``drawn`` of them, then again from the first) so that
+# both modes cost wrk the same per request: wrk shares the CPUs with the server, and building
+# a request per request in Lua took CPU from the server in the resolution run only. Each thread
 # counts the responses that are not 3xx; done() adds them up and prints one parseable line with
 # the exact percentiles (wrk's own table rounds them).
+DRAWN: Final = 1 << 17  # requests drawn per wrk thread: 262,144 URNs drawn by two threads
 LUA_SCRIPT: Final = """\
 -- Written by benchmarks/resolve_bench.py.
 local mode = "%(mode)s"
 local count = %(count)d
 local seed = %(seed)d
+local drawn = %(drawn)d
 local schemes = {"urn", "URN", "Urn"}
 local nids = {"nbn", "NBN", "Nbn"}
 local prefixes = {"fi:bench", "FI:BENCH", "Fi:Bench", "fi:BENCH"}
@@ -292,16 +298,22 @@ end
 function init(args)
   math.randomseed(seed + number)
   not_3xx = 0
-  ceiling = wrk.format("GET", "/-/redirect")
+  prepared = {}
+  for i = 1, drawn do
+    if mode == "ceiling" then
+      prepared[i] = wrk.format("GET", "/-/redirect")
+    else
+      prepared[i] = wrk.format("GET", string.format("/%%s:%%s:%%s-%%d",
+        schemes[math.random(#schemes)], nids[math.random(#nids)],
+        prefixes[math.random(#prefixes)], math.random(count)))
+    end
+  end
+  next_request = 0
 end
 
 function request()
-  if mode == "ceiling" then
-    return ceiling
-  end
-  local path = string.format("/%%s:%%s:%%s-%%d", schemes[math.random(#schemes)],
-    nids[math.random(#nids)], prefixes[math.random(#prefixes)], math.random(count))
-  return wrk.format("GET", path)
+  next_request = next_request %% drawn + 1
+  return prepared[next_request]
 end
 
 function response(status, headers, body)
@@ -371,7 +383,8 @@ def load(port: int, mode: str, seconds: int, settings: LoadSettings) -> Load:
     """Run wrk against 127.0.0.1:``port`` for ``seconds`` in ``mode`` (ceiling or resolve)."""
     script = settings.directory / f"{mode}.lua"
     script.write_text(
-        LUA_SCRIPT % {"mode": mode, "count": settings.urns, "seed": SEED}, encoding="utf-8"
+        LUA_SCRIPT % {"mode": mode, "count": settings.urns, "seed": SEED, "drawn": DRAWN},
+        encoding="utf-8",
     )
     command = [settings.wrk, "--threads", str(settings.threads)]
     command += ["--connections", str(settings.connections), "--duration", f"{seconds}s"]

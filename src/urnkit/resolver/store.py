@@ -22,8 +22,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import queue
-import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, date, datetime
@@ -1308,114 +1306,179 @@ def _driver_sql(query: sa.Select[Any], dialect: sa.Dialect, name: str) -> _Drive
     return str(compiled), positional
 
 
-_Waiter = tuple[str, "asyncio.Future[ResolutionRow | None]", asyncio.AbstractEventLoop]
+# Resolution's lookup on PostgreSQL, a batch of keys at a time (see _BatchedLookups). The keys
+# travel as one text parameter, a key a line (no URN holds a control character, RFC 8141 §2):
+# psycopg dumps a list parameter element by element in Python, ~5 µs a key.
+_RESOLUTION_BATCH_SQL = b"""
+SELECT r.equivalence_key, r.status, r.targets,
+       (SELECT string_agg(s.predecessor_urn, E'\n') FROM successions s
+        WHERE s.successor_key = r.equivalence_key),
+       r.prefix
+FROM records r WHERE r.equivalence_key = ANY(string_to_array($1, E'\n'))"""
+_RESOLUTION_STATEMENT = b"urnkit_resolution"
+_COMMAND_OK, _TUPLES_OK = 1, 2  # libpq's ExecStatusType (psycopg.pq.ExecStatus)
+
+_Waiters = dict[str, list["asyncio.Future[ResolutionRow | None]"]]
 
 
 class _BatchedLookups:
-    """Resolution lookups on PostgreSQL for event loops, answered in batches.
+    """Resolution lookups on PostgreSQL for event loops, answered in batches on the loop.
 
-    One thread holds one connection (autocommit, the statement prepared). Each request queues its
-    key and awaits a future; the thread takes every key queued, asks for all of them in one query
-    (``equivalence_key = ANY(…)``) and settles the futures in their loops. Under load the keys
-    that arrive while a query runs make the next batch, so a round trip and the server's work per
-    statement are shared by many requests; alone, a request waits for one query. A query per
-    request cost more CPU (psycopg's and PostgreSQL's, ~65 µs) than the rest of the request; in
-    benchmarks/resolve_bench.py (20,000 URNs, 16 connections) resolution served 4,000 to 6,500
-    requests/s that way (on the event loop or in worker threads), and 12,000 to 14,000 batched.
+    Each event loop has a connection of its own (autocommit, the statement prepared), driven
+    through psycopg's libpq layer in nonblocking mode, its socket watched by the loop. A request
+    queues its key and awaits a future; the loop's batch task sends every key queued as one
+    query, and the keys queued while it runs make the next. A round trip and the server's work
+    per statement are thus shared by many requests; alone, a request waits for one query. No
+    thread: a worker thread with psycopg's cursors cost ~65 µs of CPU per query, more than the
+    rest of a request; the loop sending libpq's calls costs ~30, mostly the kernel's.
     """
 
-    MAX_BATCH = 1_000
-
-    def __init__(self, connect: Callable[[], Any], sql: _DriverSQL) -> None:
-        self._connect = connect
-        self._sql, self._parameters = sql
-        self._queue: queue.SimpleQueue[_Waiter | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
+    def __init__(self, connect: Callable[[], Any]) -> None:
+        self._connect = connect  # a psycopg connection, autocommit
+        self._loops: dict[asyncio.AbstractEventLoop, _LoopLookups] = {}
 
     async def row(self, key: str) -> ResolutionRow | None:
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[ResolutionRow | None] = loop.create_future()
-        thread = self._thread
-        if thread is None or not thread.is_alive():  # first use, or a forked process
-            self._start()
-        self._queue.put((key, future, loop))
-        return await future
-
-    def _start(self) -> None:
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(
-                    target=self._serve, name="urnkit-resolution", daemon=True
-                )
-                self._thread.start()
+        lookups = self._loops.get(loop)
+        if lookups is None:
+            for gone in [other for other in self._loops if other.is_closed()]:
+                self._loops.pop(gone).close()
+            lookups = self._loops[loop] = _LoopLookups(loop, self._connect)
+        return await lookups.row(key)
 
     def close(self) -> None:
-        """Answer what is queued, close the connection and stop the thread."""
-        with self._lock:
-            thread, self._thread = self._thread, None
-        if thread is not None and thread.is_alive():
-            self._queue.put(None)
-            thread.join()
-
-    def _serve(self) -> None:
-        connection = None
-        try:
-            while True:
-                waiters = [self._queue.get()]
-                with suppress(queue.Empty):
-                    while len(waiters) < self.MAX_BATCH:
-                        waiters.append(self._queue.get_nowait())
-                batch = [waiter for waiter in waiters if waiter is not None]
-                if batch:
-                    connection = self._answer(connection, batch)
-                if len(batch) < len(waiters):  # None: close() was called
-                    return
-        finally:
-            if connection is not None:
-                connection.close()
-
-    def _answer(self, connection: Any, batch: list[_Waiter]) -> Any:
-        """Settle the futures of ``batch``; the connection to use next (None: make one)."""
-        rows: list[Any] | None = None
-        error: BaseException | None = None
-        keys = list({key for key, _, _ in batch})
-        for _ in range(2):  # a connection the server has closed fails once: retry on a new one
+        """Close every loop's connection (a loop still running elsewhere, in its thread)."""
+        loops, self._loops = self._loops, {}
+        for loop, lookups in loops.items():
             try:
-                if connection is None:
-                    connection = self._connect()
-                statement = connection.execute(self._sql, self._parameters(keys), prepare=True)
-                rows = statement.fetchall()
-                break
-            except Exception as caught:
-                error = caught
-                if connection is not None:
-                    with suppress(Exception):
-                        connection.close()
-                connection = None
-        found = {key: tuple(rest) for key, *rest in rows or ()}
-        answers: dict[asyncio.AbstractEventLoop, list[tuple[Any, ResolutionRow | None]]] = {}
-        for key, future, loop in batch:
-            answers.setdefault(loop, []).append((future, found.get(key)))
-        for loop, settled in answers.items():
-            with suppress(RuntimeError):  # that loop has closed: nobody waits any more
-                loop.call_soon_threadsafe(_settle, settled, None if rows is not None else error)
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            if loop is running or not loop.is_running():
+                lookups.close()
+            else:
+                with suppress(RuntimeError):  # closed meanwhile
+                    loop.call_soon_threadsafe(lookups.close)
+
+
+class _LoopLookups:
+    """The lookups of one event loop (see :class:`_BatchedLookups`)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, connect: Callable[[], Any]) -> None:
+        self._loop = loop
+        self._connect = connect
+        self._queued: _Waiters = {}
+        self._task: asyncio.Task[None] | None = None
+        self._connection: Any = None
+        self._answer: asyncio.Future[Any] | None = None  # the result of the query in flight
+        self._result: Any = None  # its last result so far
+        self._socket = -1  # the connection's, watched by the loop
+
+    async def row(self, key: str) -> ResolutionRow | None:
+        future: asyncio.Future[ResolutionRow | None] = self._loop.create_future()
+        self._queued.setdefault(key, []).append(future)
+        if self._task is None:
+            self._task = self._loop.create_task(self._serve())
+        return await future
+
+    async def _serve(self) -> None:
+        """Send what is queued, a batch at a time, until nothing is."""
+        try:
+            while self._queued:
+                batch, self._queued = self._queued, {}
+                keys = "\n".join(batch).encode()
+                try:
+                    rows = await self._query(keys)
+                except Exception:  # a connection the server closed fails once: retry on a new one
+                    self.close()
+                    try:
+                        rows = await self._query(keys)
+                    except Exception as error:
+                        self.close()
+                        _settle(batch, {}, error)
+                        continue
+                _settle(batch, rows, None)
+        finally:
+            self._task = None
+
+    async def _query(self, keys: bytes) -> dict[str, ResolutionRow]:
+        if self._connection is None:
+            self._connection = await asyncio.to_thread(self._open)
+            # Kept: a lost connection's pgconn.socket raises, and the selector must forget this
+            # descriptor before a new connection gets its number.
+            self._socket = self._connection.pgconn.socket
+            self._loop.add_reader(self._socket, self._readable)
+        pgconn = self._connection.pgconn
+        self._answer, self._result = self._loop.create_future(), None
+        pgconn.send_query_prepared(_RESOLUTION_STATEMENT, [keys])
+        while pgconn.flush():  # the socket's buffer was full: rare, the query is small
+            await asyncio.sleep(0)
+        result = await self._answer
+        if result.status != _TUPLES_OK:
+            message = result.error_message.decode("utf-8", "replace").strip()
+            raise RuntimeError(f"the resolution lookup failed: {message}")
+        found: dict[str, ResolutionRow] = {}
+        for n in range(result.ntuples):
+            key, *rest = (_text(result.get_value(n, column)) for column in range(5))
+            found[key] = (rest[0], rest[1], rest[2], rest[3])
+        return found
+
+    def _open(self) -> Any:
+        """A new connection with the statement prepared, nonblocking (in a worker thread)."""
+        connection = self._connect()
+        try:
+            prepared = connection.pgconn.prepare(_RESOLUTION_STATEMENT, _RESOLUTION_BATCH_SQL)
+            if prepared.status != _COMMAND_OK:
+                raise RuntimeError(prepared.error_message.decode("utf-8", "replace"))
+            connection.pgconn.nonblocking = 1
+        except BaseException:
+            connection.close()
+            raise
         return connection
 
+    def _readable(self) -> None:
+        """The loop's callback when the connection's socket has something to read."""
+        answer, pgconn = self._answer, self._connection.pgconn
+        try:
+            pgconn.consume_input()
+            while not pgconn.is_busy():
+                result = pgconn.get_result()
+                if result is not None:
+                    self._result = result
+                    continue
+                # The query is complete: only now does the connection take the next one.
+                if answer is not None and not answer.done():
+                    answer.set_result(self._result)
+                break
+        except Exception as error:  # the connection is lost: the next query makes another
+            self.close()
+            if answer is not None and not answer.done():
+                answer.set_exception(error)
 
-def _settle(
-    answers: list[tuple[asyncio.Future[ResolutionRow | None], ResolutionRow | None]],
-    error: BaseException | None,
-) -> None:
-    for future, row in answers:
-        if future.done():  # cancelled: the client went away
-            continue
-        if error is None:
-            future.set_result(row)
-        else:  # an exception each: raising one in many tasks would pile up its traceback
-            failure = RuntimeError(f"the resolution lookup failed: {error!r}")
-            failure.__cause__ = error
-            future.set_exception(failure)
+    def close(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            if not self._loop.is_closed():
+                self._loop.remove_reader(self._socket)
+            with suppress(Exception):  # already gone
+                connection.close()
+
+
+def _text(value: bytes | None) -> Any:
+    return None if value is None else value.decode()
+
+
+def _settle(batch: _Waiters, rows: Mapping[str, ResolutionRow], error: Exception | None) -> None:
+    for key, futures in batch.items():
+        for future in futures:
+            if future.done():  # cancelled: the client went away
+                continue
+            if error is None:
+                future.set_result(rows.get(key))
+            else:  # an exception each: raising one in many tasks would pile up its traceback
+                failure = RuntimeError(f"the resolution lookup failed: {error!r}")
+                failure.__cause__ = error
+                future.set_exception(failure)
 
 
 class Store:
@@ -1436,8 +1499,7 @@ class Store:
         self._lookups: _BatchedLookups | None = None
         self._readers: list[Any] | None = None  # idle sqlite3 connections of the event loops
         if dialect.name == "postgresql" and dialect.driver == "psycopg":
-            sql = _driver_sql(self._resolution_batch_query, dialect, "keys")
-            self._lookups = _BatchedLookups(self._autocommit_connection, sql)
+            self._lookups = _BatchedLookups(self._autocommit_connection)
         elif dialect.name == "sqlite" and not isinstance(self.engine.pool, StaticPool):
             self._sqlite_sql = _driver_sql(self._resolution_query, dialect, "key")
             self._readers = []
@@ -1475,14 +1537,6 @@ class Store:
     _resolution_query = sa.select(
         records.c.status, records.c.targets, _predecessors, records.c.prefix
     ).where(records.c.equivalence_key == sa.bindparam("key", required=False))
-    _resolution_keys = sa.bindparam("keys", type_=postgresql.ARRAY(sa.String), required=False)
-    _resolution_batch_query = sa.select(
-        records.c.equivalence_key,
-        records.c.status,
-        records.c.targets,
-        _predecessors,
-        records.c.prefix,
-    ).where(records.c.equivalence_key == sa.any_(_resolution_keys))
 
     def resolution_row(self, key: str) -> ResolutionRow | None:
         """One indexed query for a record's status and targets (see :data:`ResolutionRow`),
