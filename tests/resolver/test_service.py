@@ -18,6 +18,7 @@ import json
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ from urnkit.resolver.domain import (
     merge_patch,
 )
 from urnkit.resolver.service import MAX_BATCH, MAX_GENERATE, Service, record_json
-from urnkit.resolver.store import Store
+from urnkit.resolver.store import Store, links, url_hash
 from urnkit.urn import URN
 
 DB_SETTINGS = settings(
@@ -626,6 +627,78 @@ def test_import_gives_records_to_the_prefix_holder(service: Service, who: Princi
     assert service.get("urn:nbn:se:nowhere-1").owner == "Sub Library"
     with pytest.raises(NotFoundError):
         service.import_records([{"urn": "urn:nbn:fi:demo-9"}], owner="Nobody")
+
+
+def test_import_stores_any_text_exactly(service: Service, who: Principals) -> None:
+    """PostgreSQL imports by COPY's text format, which escapes backslash, tab, newline and CR."""
+    awkward = 'tab\there, line\nbreak, CR\r, back\\slash \\N \\t, quote" ä \u2028 \x01 end\\'
+    service.create_organisation("Awkward Org \\N\\")
+    service.delegate("Awkward Org \\N\\", "fi:odd")
+    rows: list[dict[str, Any]] = [
+        {
+            "urn": "urn:nbn:fi:odd-1",
+            "locations": [
+                {"url": "https://example.org/a\\b", "label": awkward, "media_type": "text/x"},
+                {"url": "https://example.org/2", "priority": 0},
+            ],
+            "metadata": {awkward: [awkward, {"n": 1.5, "\\": None}], "title": "\\N"},
+            "successors": [awkward],
+            "note": awkward,
+            "status": "deactivated",
+        },
+        {"urn": "urn:nbn:fi:odd-2", "metadata": {"title": "\\"}, "note": "\\N"},
+    ]
+    assert service.import_records(rows) == (2, 0)
+    for row in rows:
+        record = service.get(row["urn"])
+        assert record.owner == "Awkward Org \\N\\"
+        assert record.metadata == row["metadata"]
+        assert record.note == row["note"]
+        assert list(record.successors) == row.get("successors", [])
+        [entry] = service.history(row["urn"])
+        assert (entry.action, entry.actor) == ("imported", "Awkward Org \\N\\")
+        assert entry.record == record_json(record)
+    first = service.get("urn:nbn:fi:odd-1")
+    assert [loc.url for loc in first.locations] == [
+        "https://example.org/2",
+        "https://example.org/a\\b",
+    ]
+    assert first.locations[1].label == awkward
+    assert service.store.resolution_row("urn:nbn:fi:odd-1") == (
+        "deactivated",
+        "https://example.org/2\nhttps://example.org/a\\b",  # targets: one URL a line
+        None,
+        "fi:odd",
+    )
+
+
+def test_import_leaves_out_links_known_broken(service: Service, who: Principals) -> None:
+    broken, fine = "https://example.org/broken", "https://example.org/fine"
+    moment = datetime.now(UTC)
+    with service.store.transaction() as tx:
+        tx.connection.execute(
+            links.insert().values(
+                url_hash=url_hash(broken),
+                url=broken,
+                status="broken",
+                failures=3,
+                since=moment,
+                checked=moment,
+            )
+        )
+    rows = [
+        {"urn": f"urn:nbn:fi:demo-{n}", "locations": [{"url": broken}, {"url": fine}]}
+        for n in (1, 2)
+    ]
+    rows.append({"urn": "urn:nbn:fi:demo-3", "locations": [{"url": broken}]})
+    assert service.import_records(rows, batch_size=2) == (3, 0)
+    for n, targets in ((1, fine), (2, fine), (3, None)):
+        assert service.store.resolution_row(f"urn:nbn:fi:demo-{n}") == (
+            "active",
+            targets,
+            None,
+            "fi:demo",
+        )
 
 
 @pytest.fixture

@@ -308,6 +308,25 @@ SELECT count(*) FROM inserted
 """)
 
 
+_BROKEN = sa.text(
+    "SELECT url FROM links WHERE status = 'broken' "
+    "AND url_hash = ANY(string_to_array(:hashes, ' '))"
+)
+
+
+def _copy_text(text: str) -> str:
+    r"""``text`` as a column of COPY's text format: backslash, tab, newline and CR escaped.
+
+    >>> print(_copy_text("a\\b\tc\nd\re"))
+    a\\b\tc\nd\re
+    """
+    # str.replace, not str.translate: 20 times faster on a document of 400 characters.
+    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+_COPY_NULL = "\\N"
+
+
 def create_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, foreign keys, a busy timeout and
     ``BEGIN IMMEDIATE`` for transactions that write.
@@ -602,6 +621,12 @@ class Transaction:
         """Which of ``urls`` link checking last found broken."""
         found: set[str] = set()
         hashes = {url_hash(url) for url in urls}
+        if self.connection.dialect.name == "postgresql":
+            # One text parameter, split by the server: psycopg dumped a 5,000-element array
+            # parameter in Python at ~6 µs an element, more than the query took.
+            if hashes:
+                found.update(self.connection.scalars(_BROKEN, {"hashes": " ".join(hashes)}))
+            return found
         for condition in _one_of(links.c.url_hash, hashes, self.connection.dialect):
             query = sa.select(links.c.url).where(condition, links.c.status == "broken")
             found.update(self.connection.scalars(query))
@@ -725,22 +750,20 @@ class Transaction:
         # Compiling the statement (JIT) took twice as long as running it on 5,000 rows.
         self.connection.exec_driver_sql("SET LOCAL jit = off")
         broken = self.broken_urls(loc.url for r in batch for loc in r.locations)
+        # COPY's text format, written whole: psycopg's write_row cost more than the rest of the
+        # row's preparation.
+        lines = []
+        for seq, (r, doc) in enumerate(zip(batch, documents, strict=True)):
+            targets = resolution_targets(r.locations, broken)
+            lines.append(
+                f"{seq}\t{_copy_text(r.key)}\t{_copy_text(r.prefix)}\t{owner_ids[r.owner]}\t"
+                f"{_copy_text(r.owner)}\t{r.created.isoformat()}\t{r.updated.isoformat()}\t"
+                f"{_COPY_NULL if targets is None else _copy_text(targets)}\t"
+                f"{_copy_text(json.dumps(doc))}\n"
+            )
         cursor = self.connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         with cursor.copy(f"COPY urnkit_import ({', '.join(_IMPORT_COLUMNS)}) FROM STDIN") as copy:
-            for seq, (r, doc) in enumerate(zip(batch, documents, strict=True)):
-                copy.write_row(
-                    (
-                        seq,
-                        r.key,
-                        r.prefix,
-                        owner_ids[r.owner],
-                        r.owner,
-                        r.created,
-                        r.updated,
-                        resolution_targets(r.locations, broken),
-                        json.dumps(doc),
-                    )
-                )
+            copy.write("".join(lines))
         inserted: int = self.connection.execute(_IMPORT, {"at": now()}).scalar_one()
         self.connection.exec_driver_sql("TRUNCATE urnkit_import")
         return inserted
