@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -699,6 +700,38 @@ def test_import_leaves_out_links_known_broken(service: Service, who: Principals)
             None,
             "fi:demo",
         )
+
+
+def test_an_import_raises_what_its_rows_raise_after_the_batches_before(
+    service: Service, who: Principals, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From the second batch on, PostgreSQL imports prepare batches in a child process: what
+    the rows raise is raised at its place, and the child does not outlive the import."""
+    children: list[subprocess.Popen[bytes]] = []
+
+    class Recorded(subprocess.Popen[bytes]):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            children.append(self)
+
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
+    failure = ValueError("line 13: not a JSON object")
+
+    def rows() -> Iterator[dict[str, Any]]:
+        yield from ({"urn": f"urn:nbn:fi:demo-{n}"} for n in range(12))
+        raise failure
+
+    with pytest.raises(ValueError, match="line 13") as raised:
+        service.import_records(rows(), batch_size=5)
+    assert raised.value is failure
+    assert service.import_records([{"urn": f"urn:nbn:fi:demo-{n}"} for n in range(10)]) == (0, 10)
+    with pytest.raises(NotFoundError):
+        service.get("urn:nbn:fi:demo-10")  # its batch never came whole
+    rest = ({"urn": f"urn:nbn:fi:demo-{n}"} for n in range(20))
+    assert service.import_records(rest, batch_size=5) == (10, 10)
+    assert all(child.poll() is not None for child in children)
+    postgresql = service.store.engine.dialect.name == "postgresql"
+    assert len(children) == (2 if postgresql else 0)
 
 
 @pytest.fixture
