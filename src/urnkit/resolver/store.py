@@ -342,6 +342,9 @@ WHERE EXISTS (
 )""")
 
 
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"))  # jsonb keeps no whitespace anyway
+
+
 @dataclass(frozen=True, slots=True)
 class StagedImport:
     """A batch as PostgreSQL imports it (:meth:`Transaction.import_staged`), prepared outside
@@ -364,11 +367,13 @@ def stage_import(
     for seq, (r, doc) in enumerate(zip(batch, documents, strict=True)):
         hashes.update(url_hash(loc.url) for loc in r.locations)
         targets = resolution_targets(r.locations, ())
+        created = r.created.isoformat()
+        updated = created if r.updated == r.created else r.updated.isoformat()
         lines.append(
             f"{seq}\t{_copy_text(r.key)}\t{_copy_text(r.prefix)}\t{owner_ids[r.owner]}\t"
-            f"{_copy_text(r.owner)}\t{r.created.isoformat()}\t{r.updated.isoformat()}\t"
+            f"{_copy_text(r.owner)}\t{created}\t{updated}\t"
             f"{_COPY_NULL if targets is None else _copy_text(targets)}\t"
-            f"{_copy_text(json.dumps(doc))}\n"
+            f"{_copy_text(_COMPACT_JSON.encode(doc))}\n"
         )
     return StagedImport("".join(lines), " ".join(hashes))
 
