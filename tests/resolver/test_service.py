@@ -724,6 +724,16 @@ def test_an_import_raises_what_its_rows_raise_after_the_batches_before(
     with pytest.raises(ValueError, match="line 13") as raised:
         service.import_records(rows(), batch_size=5)
     assert raised.value is failure
+
+    def early() -> Iterator[dict[str, Any]]:  # fails in the second batch
+        yield from ({"urn": f"urn:nbn:fi:demo-early-{n}"} for n in range(7))
+        raise failure
+
+    with pytest.raises(ValueError, match="line 13"):
+        service.import_records(early(), batch_size=5)
+    assert service.get("urn:nbn:fi:demo-early-4").urn == "urn:nbn:fi:demo-early-4"
+    with pytest.raises(NotFoundError):
+        service.get("urn:nbn:fi:demo-early-5")
     assert service.import_records([{"urn": f"urn:nbn:fi:demo-{n}"} for n in range(10)]) == (0, 10)
     with pytest.raises(NotFoundError):
         service.get("urn:nbn:fi:demo-10")  # its batch never came whole

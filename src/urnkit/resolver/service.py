@@ -701,16 +701,23 @@ class Service:
 
         def prepared() -> Iterator[_ImportBatch]:
             batches = _batches(rows, batch_size)
-            for batch in batches:
-                yield make(batch)
-                if not postgresql:
-                    continue
-                # From the second batch on, another process prepares them: in this one they held
-                # the GIL half the time and kept the database's thread waiting for it.
-                following = next(batches, None)
-                if following is not None:
-                    yield from _made_elsewhere(make, itertools.chain([following], batches))
+            if not postgresql:
+                yield from map(make, batches)
                 return
+            first = next(batches, None)
+            try:  # read ahead, so that the child starts while the first batch is made here
+                following = next(batches, None)
+            except Exception:
+                if first is not None:  # committed before the error, as without the peek
+                    yield make(first)
+                raise
+            if first is None or following is None:  # one batch or none: made here
+                if first is not None:
+                    yield make(first)
+                return
+            # From the second batch on, another process prepares them: in this one they held
+            # the GIL half the time and kept the database's thread waiting for it.
+            yield from _made_elsewhere(make, first, itertools.chain([following], batches))
 
         imported = skipped = 0
         # The next batch is read and checked while the database stores this one.
@@ -1007,16 +1014,19 @@ _SENDER_FAILED = "the rows failed"  # the sender's word to the child and back
 
 def _made_elsewhere(
     make: Callable[[list[Mapping[str, Any]]], _ImportBatch],
+    first: list[Mapping[str, Any]],
     batches: Iterator[list[Mapping[str, Any]]],
 ) -> Generator[_ImportBatch, None, None]:
-    """``make`` of each of ``batches``, in order, made by a child Python process while a thread
-    here sends it the batches. An exception either side meets is raised here, at its place in
-    the sequence. The child ends when this process does, even by ``kill -9``: its pipes close.
+    """``make`` of ``first``, made here while a child Python process starts, then of each of
+    ``batches``, in order, made by the child while a thread here sends it the batches. An
+    exception either side meets is raised here, at its place in the sequence. The child ends
+    when this process does, even by ``kill -9``: its pipes close.
 
     A plain subprocess, not multiprocessing: its spawn imports the caller's main module again
     (a script without a ``__main__`` guard would import twice), and fork is unsafe in a process
     running threads."""
     if os.name != "posix" or not sys.executable:  # no pass_fds, or no Python to run
+        yield make(first)
         yield from map(make, batches)
         return
     to_child_read, to_child_write = os.pipe()
@@ -1037,6 +1047,7 @@ def _made_elsewhere(
     except OSError:
         os.close(to_child_write)
         os.close(from_child_read)
+        yield make(first)
         yield from map(make, batches)
         return
     finally:
@@ -1062,6 +1073,7 @@ def _made_elsewhere(
     sender = threading.Thread(target=send, name="urnkit-import-sender", daemon=True)
     sender.start()
     try:
+        yield make(first)
         while True:
             try:
                 item = from_child.recv()
