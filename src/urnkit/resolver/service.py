@@ -1039,7 +1039,7 @@ def _made_elsewhere(
                 _CHILD,
                 str(to_child_read),
                 str(from_child_write),
-                json.dumps(sys.path),  # what this process imports from
+                json.dumps([str(p) for p in sys.path]),  # what this process imports from
             ],
             pass_fds=(to_child_read, from_child_write),
             stdin=subprocess.DEVNULL,
