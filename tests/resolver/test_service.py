@@ -15,9 +15,11 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +43,7 @@ from urnkit.resolver.domain import (
     merge_patch,
 )
 from urnkit.resolver.service import MAX_BATCH, MAX_GENERATE, Service, record_json
-from urnkit.resolver.store import Store
+from urnkit.resolver.store import Store, links, url_hash
 from urnkit.urn import URN
 
 DB_SETTINGS = settings(
@@ -626,6 +628,120 @@ def test_import_gives_records_to_the_prefix_holder(service: Service, who: Princi
     assert service.get("urn:nbn:se:nowhere-1").owner == "Sub Library"
     with pytest.raises(NotFoundError):
         service.import_records([{"urn": "urn:nbn:fi:demo-9"}], owner="Nobody")
+
+
+def test_import_stores_any_text_exactly(service: Service, who: Principals) -> None:
+    """PostgreSQL imports by COPY's text format, which escapes backslash, tab, newline and CR."""
+    awkward = 'tab\there, line\nbreak, CR\r, back\\slash \\N \\t, quote" ä \u2028 \x01 end\\'
+    service.create_organisation("Awkward Org \\N\\")
+    service.delegate("Awkward Org \\N\\", "fi:odd")
+    rows: list[dict[str, Any]] = [
+        {
+            "urn": "urn:nbn:fi:odd-1",
+            "locations": [
+                {"url": "https://example.org/a\\b", "label": awkward, "media_type": "text/x"},
+                {"url": "https://example.org/2", "priority": 0},
+            ],
+            "metadata": {awkward: [awkward, {"n": 1.5, "\\": None}], "title": "\\N"},
+            "successors": [awkward],
+            "note": awkward,
+            "status": "deactivated",
+        },
+        {"urn": "urn:nbn:fi:odd-2", "metadata": {"title": "\\"}, "note": "\\N"},
+    ]
+    assert service.import_records(rows) == (2, 0)
+    for row in rows:
+        record = service.get(row["urn"])
+        assert record.owner == "Awkward Org \\N\\"
+        assert record.metadata == row["metadata"]
+        assert record.note == row["note"]
+        assert list(record.successors) == row.get("successors", [])
+        [entry] = service.history(row["urn"])
+        assert (entry.action, entry.actor) == ("imported", "Awkward Org \\N\\")
+        assert entry.record == record_json(record)
+    first = service.get("urn:nbn:fi:odd-1")
+    assert [loc.url for loc in first.locations] == [
+        "https://example.org/2",
+        "https://example.org/a\\b",
+    ]
+    assert first.locations[1].label == awkward
+    assert service.store.resolution_row("urn:nbn:fi:odd-1") == (
+        "deactivated",
+        "https://example.org/2\nhttps://example.org/a\\b",  # targets: one URL a line
+        None,
+        "fi:odd",
+    )
+
+
+def test_import_leaves_out_links_known_broken(service: Service, who: Principals) -> None:
+    broken, fine = "https://example.org/broken", "https://example.org/fine"
+    moment = datetime.now(UTC)
+    with service.store.transaction() as tx:
+        tx.connection.execute(
+            links.insert().values(
+                url_hash=url_hash(broken),
+                url=broken,
+                status="broken",
+                failures=3,
+                since=moment,
+                checked=moment,
+            )
+        )
+    rows = [
+        {"urn": f"urn:nbn:fi:demo-{n}", "locations": [{"url": broken}, {"url": fine}]}
+        for n in (1, 2)
+    ]
+    rows.append({"urn": "urn:nbn:fi:demo-3", "locations": [{"url": broken}]})
+    assert service.import_records(rows, batch_size=2) == (3, 0)
+    for n, targets in ((1, fine), (2, fine), (3, None)):
+        assert service.store.resolution_row(f"urn:nbn:fi:demo-{n}") == (
+            "active",
+            targets,
+            None,
+            "fi:demo",
+        )
+
+
+def test_an_import_raises_what_its_rows_raise_after_the_batches_before(
+    service: Service, who: Principals, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From the second batch on, PostgreSQL imports prepare batches in a child process: what
+    the rows raise is raised at its place, and the child does not outlive the import."""
+    children: list[subprocess.Popen[bytes]] = []
+
+    class Recorded(subprocess.Popen[bytes]):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            children.append(self)
+
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
+    failure = ValueError("line 13: not a JSON object")
+
+    def rows() -> Iterator[dict[str, Any]]:
+        yield from ({"urn": f"urn:nbn:fi:demo-{n}"} for n in range(12))
+        raise failure
+
+    with pytest.raises(ValueError, match="line 13") as raised:
+        service.import_records(rows(), batch_size=5)
+    assert raised.value is failure
+
+    def early() -> Iterator[dict[str, Any]]:  # fails in the second batch
+        yield from ({"urn": f"urn:nbn:fi:demo-early-{n}"} for n in range(7))
+        raise failure
+
+    with pytest.raises(ValueError, match="line 13"):
+        service.import_records(early(), batch_size=5)
+    assert service.get("urn:nbn:fi:demo-early-4").urn == "urn:nbn:fi:demo-early-4"
+    with pytest.raises(NotFoundError):
+        service.get("urn:nbn:fi:demo-early-5")
+    assert service.import_records([{"urn": f"urn:nbn:fi:demo-{n}"} for n in range(10)]) == (0, 10)
+    with pytest.raises(NotFoundError):
+        service.get("urn:nbn:fi:demo-10")  # its batch never came whole
+    rest = ({"urn": f"urn:nbn:fi:demo-{n}"} for n in range(20))
+    assert service.import_records(rest, batch_size=5) == (10, 10)
+    assert all(child.poll() is not None for child in children)
+    postgresql = service.store.engine.dialect.name == "postgresql"
+    assert len(children) == (2 if postgresql else 0)
 
 
 @pytest.fixture
