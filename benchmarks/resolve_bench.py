@@ -43,7 +43,10 @@ database and server; import >= 50,000 rows/s on PostgreSQL. Latency depends on h
 are in flight: wrk keeps ``--connections`` open, each with one request outstanding, so report
 the numbers with the flags. The default ASGI server of ``urnkit serve`` is chosen by them.
 
-Prints a table and the targets, PASS or FAIL; ``--json OUT`` also writes every number. Exit
+Prints a table and the targets, PASS or FAIL; ``--json OUT`` also writes every number. With
+each load the table gives the server's CPU time per request (its process group's, from
+``/proc``): the ratio of the two is what resolving costs next to the bare redirect, whatever
+share of the CPUs wrk took. Exit
 status: 0 when every target passes, 1 when one fails, 2 when the benchmark cannot run.
 """
 
@@ -65,7 +68,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 from uuid import uuid4
@@ -227,8 +230,9 @@ def _status(port: int, path: str) -> int | None:
 
 
 @contextmanager
-def serving(url: str, server: str, workers: int, log: Path) -> Iterator[int]:
-    """``python -m urnkit serve`` over ``url`` in a child process; its port once it answers."""
+def serving(url: str, server: str, workers: int, log: Path) -> Iterator[tuple[int, int]]:
+    """``python -m urnkit serve`` over ``url`` in a child process; once it answers, its port
+    and its process group (the server and its workers)."""
     port = free_port()
     command = [sys.executable, "-m", "urnkit", "serve", "--database-url", url]
     command += ["--host", "127.0.0.1", "--port", str(port)]
@@ -249,7 +253,7 @@ def serving(url: str, server: str, workers: int, log: Path) -> Iterator[int]:
                         f"urnkit serve did not answer in {STARTUP_SECONDS} s:\n{_tail(log)}"
                     )
                 time.sleep(0.1)
-            yield port
+            yield port, process.pid
         finally:
             _stop(process)
 
@@ -263,6 +267,25 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     with suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)  # worker processes it may have left behind
     process.wait()
+
+
+def cpu_seconds(group: int) -> float | None:
+    """The CPU time (user and system) the live processes of process group ``group`` have used,
+    read from ``/proc``; None where there is no ``/proc``."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return None
+    ticks = 0
+    for stat in proc.glob("[0-9]*/stat"):
+        try:
+            # After the command's name, in parentheses (which may hold anything): state, ppid,
+            # pgrp, … utime and stime are the 12th and 13th (proc(5)).
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:  # ended meanwhile
+            continue
+        if int(fields[2]) == group:
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _tail(log: Path, lines: int = 20) -> str:
@@ -363,6 +386,7 @@ class Load:
     mean_ms: float
     not_3xx: int
     socket_errors: int
+    server_cpu_us: float | None = None  # the server's CPU time per request (see cpu_seconds)
 
     @property
     def rate(self) -> float:
@@ -379,8 +403,9 @@ class LoadSettings:
     directory: Path
 
 
-def load(port: int, mode: str, seconds: int, settings: LoadSettings) -> Load:
-    """Run wrk against 127.0.0.1:``port`` for ``seconds`` in ``mode`` (ceiling or resolve)."""
+def load(port: int, group: int, mode: str, seconds: int, settings: LoadSettings) -> Load:
+    """Run wrk against 127.0.0.1:``port`` for ``seconds`` in ``mode`` (ceiling or resolve);
+    the server's CPU time is read from its process group ``group``."""
     script = settings.directory / f"{mode}.lua"
     script.write_text(
         LUA_SCRIPT % {"mode": mode, "count": settings.urns, "seed": SEED, "drawn": DRAWN},
@@ -390,11 +415,16 @@ def load(port: int, mode: str, seconds: int, settings: LoadSettings) -> Load:
     command += ["--connections", str(settings.connections), "--duration", f"{seconds}s"]
     command += ["--timeout", "2s", "--latency", "--script", str(script)]
     command.append(f"http://127.0.0.1:{port}/")
+    before = cpu_seconds(group)
     done = subprocess.run(command, capture_output=True, text=True, check=False)
+    after = cpu_seconds(group)
     found = _RESULT.search(done.stdout)
     if done.returncode != 0 or found is None:
         raise BenchmarkError(f"wrk failed:\n{done.stdout}{done.stderr}")
-    return parse_result(found.group(1))
+    measured = parse_result(found.group(1))
+    if before is None or after is None or measured.requests == 0:
+        return measured
+    return replace(measured, server_cpu_us=(after - before) / measured.requests * 1e6)
 
 
 def parse_result(text: str) -> Load:
@@ -474,12 +504,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 _say(f"{kind}: {imported.rate:,.0f} rows/s")
                 for server in args.servers:
                     log = directory / f"{kind}-{server}.log"
-                    with serving(url, server, args.workers, log) as port:
+                    with serving(url, server, args.workers, log) as (port, group):
                         _say(f"{kind}, {server}: warming up, then wrk for 2 x {args.seconds} s")
                         if args.warmup > 0:
-                            load(port, "resolve", args.warmup, settings)
-                        ceiling = load(port, "ceiling", args.seconds, settings)
-                        resolution = load(port, "resolve", args.seconds, settings)
+                            load(port, group, "resolve", args.warmup, settings)
+                        ceiling = load(port, group, "ceiling", args.seconds, settings)
+                        resolution = load(port, group, "resolve", args.seconds, settings)
                     runs.append(Run(kind, server, ceiling, resolution))
     return report(args, imports, runs, load_average, os.getloadavg())
 
@@ -570,6 +600,11 @@ def report(
     }
 
 
+def _cpu(measured: dict[str, Any]) -> str:
+    cpu = measured["server_cpu_us"]
+    return "?" if cpu is None else f"{cpu:.0f}"
+
+
 def format_report(result: dict[str, Any]) -> str:
     """The human-readable table of a :func:`run` report."""
     before, after = result["load_average_before"], result["load_average_after"]
@@ -581,8 +616,9 @@ def format_report(result: dict[str, Any]) -> str:
         f"{result['cpus']} CPUs; load average {before[0]:.2f} before, {after[0]:.2f} after",
         "",
         f"{'database':<11} {'server':<8} {'ceiling/s':>10} {'resolve/s':>10} {'ratio':>6} "
-        f"{'p50 ms':>7} {'p99 ms':>7} {'not 3xx':>8} {'import rows/s':>14}",
-        "-" * 88,
+        f"{'p50 ms':>7} {'p99 ms':>7} {'not 3xx':>8} {'import rows/s':>14} "
+        f"{'CPU µs/request':>15}",
+        "-" * 104,
     ]
     rates = {i["database"]: i["rows_per_second"] for i in result["imports"]}
     for row in result["runs"]:
@@ -592,8 +628,10 @@ def format_report(result: dict[str, Any]) -> str:
             f"{resolution['per_second']:>10,.0f} {row['ratio']:>6.0%} "
             f"{resolution['p50_ms']:>7.2f} {resolution['p99_ms']:>7.2f} "
             f"{resolution['not_3xx'] + resolution['socket_errors']:>8,} "
-            f"{rates[row['database']]:>14,.0f}"
+            f"{rates[row['database']]:>14,.0f} "
+            f"{_cpu(row['ceiling']) + ' / ' + _cpu(resolution):>15}"
         )
+    lines += ["", "CPU µs/request: the server's CPU time per request, ceiling / resolution."]
     lines.append("")
     for database, server in result["fastest_server"].items():
         lines.append(f"Fastest resolution on {database}: {server}")
