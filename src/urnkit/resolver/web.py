@@ -466,7 +466,7 @@ def _redirect(
     response = Response(status_code=302)
     response.raw_headers.append((b"location", uri_reference(target).encode("ascii")))
     if alternates:
-        links = _links(Request(scope), alternates, (), predecessors)
+        links = _links(scope, alternates, (), predecessors)
         response.raw_headers += [(b"link", links.encode("ascii")), (b"vary", b"Accept")]
     return response
 
@@ -973,13 +973,13 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
                 resolution.predecessors,
             )
         if resolution.kind == "redirect":
-            links = _links(request, resolution.alternates, (), resolution.predecessors)
+            links = _links(request.scope, resolution.alternates, (), resolution.predecessors)
             headers = {"Link": links, "Vary": "Accept"}
             active = await asyncio.to_thread(service.get, text)
             return JSONResponse(_record_body(active, resolution.predecessors), headers=headers)
         record = resolution.record
         assert record is not None
-        links = _links(request, (), record.successors, resolution.predecessors)
+        links = _links(request.scope, (), record.successors, resolution.predecessors)
         headers = {"Link": links, "Vary": "Accept"} if links else {"Vary": "Accept"}
         if resolution.kind == "gone":
             if _wants_html(request):
@@ -999,7 +999,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         alternates = [loc.url for loc in description.usable]
         if urn.q_component:  # RFC 8141 §2.3.2: passed to every locator
             alternates = [with_q_component(url, urn.q_component) for url in alternates]
-        links = _links(request, alternates, record.successors, description.predecessors)
+        links = _links(request.scope, alternates, record.successors, description.predecessors)
         headers = {"Link": links} if links else {}
         if name in ("I2L", "I2Ls", "I2R", "I2Rs") and record.status == "deactivated":
             if _wants_html(request):
@@ -1199,7 +1199,7 @@ _XML = ("application/xml", "text/xml")  # Dublin Core (oai_dc), what I2C and I2C
 
 
 def _links(
-    request: Request,
+    scope: Scope,
     alternates: Sequence[str],
     successors: Sequence[str],
     predecessors: Sequence[str],
@@ -1209,7 +1209,7 @@ def _links(
     at their resolution URLs here."""
     links = [(url, "alternate") for url in alternates]
     if successors or predecessors:
-        base = str(request.base_url)
+        base = str(Request(scope).base_url)  # made only here: most answers need none
         links += [(base + urn, "successor-version") for urn in successors]
         links += [(base + urn, "predecessor-version") for urn in sorted(predecessors)]
     return link_header(links)
