@@ -671,11 +671,7 @@ class Transaction:
         found: set[str] = set()
         hashes = {url_hash(url) for url in urls}
         if self.connection.dialect.name == "postgresql":
-            # One text parameter, split by the server: psycopg dumped a 5,000-element array
-            # parameter in Python at ~6 µs an element, more than the query took.
-            if hashes:
-                found.update(self.connection.scalars(_BROKEN, {"hashes": " ".join(hashes)}))
-            return found
+            return self._broken_by_hashes(" ".join(hashes))
         for condition in _one_of(links.c.url_hash, hashes, self.connection.dialect):
             query = sa.select(links.c.url).where(condition, links.c.status == "broken")
             found.update(self.connection.scalars(query))
@@ -797,14 +793,18 @@ class Transaction:
             return len(ids)
         return self.import_staged(stage_import(batch, owner_ids, documents))
 
+    def _broken_by_hashes(self, hashes: str) -> set[str]:
+        """On PostgreSQL, the broken URLs among those whose SHA-256 ``hashes`` holds (space-
+        separated): one text parameter, split by the server, as psycopg dumped a 5,000-element
+        array parameter in Python at ~6 µs an element, more than the query took."""
+        return set(self.connection.scalars(_BROKEN, {"hashes": hashes})) if hashes else set()
+
     def import_staged(self, staged: StagedImport) -> int:
         """:meth:`import_batch` on PostgreSQL, of a batch :func:`stage_import` prepared."""
         self.connection.exec_driver_sql(_IMPORT_STAGE)
         # Compiling the statement (JIT) took twice as long as running it on 5,000 rows.
         self.connection.exec_driver_sql("SET LOCAL jit = off")
-        broken = []
-        if staged.url_hashes:
-            broken = list(self.connection.scalars(_BROKEN, {"hashes": staged.url_hashes}))
+        broken = self._broken_by_hashes(staged.url_hashes)
         cursor = self.connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         with cursor.copy(f"COPY urnkit_import ({', '.join(_IMPORT_COLUMNS)}) FROM STDIN") as copy:
             copy.write(staged.lines)
