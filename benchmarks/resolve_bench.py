@@ -36,6 +36,10 @@ for the run and dropped after it):
    through equivalence matching. Both runs use the same wrk Lua script (only the path differs),
    which draws each thread's requests before the run (2**17 of them, used in turn), counts the
    responses that are not 3xx and prints the exact latency percentiles.
+4. **Resolution without its database**, for each ``--servers``: a second server, the same but
+   for resolution's lookup, which its processes answer from memory with the row the database
+   holds (``WITHOUT_LOOKUP``), is loaded the same way. Its ratio is what the rest of resolution
+   leaves; the difference in CPU time per request is what the lookup costs in the server.
 
 Targets (the resolver issue): resolution >= 60% of the ceiling's requests/s (the ratio) with
 p99 <= 10 ms and every response a 3xx (wrk's socket errors count against it too), on each
@@ -46,7 +50,8 @@ the numbers with the flags. The default ASGI server of ``urnkit serve`` is chose
 Prints a table and the targets, PASS or FAIL; ``--json OUT`` also writes every number. With
 each load the table gives the server's CPU time per request (its process group's, from
 ``/proc``): the ratio of the two is what resolving costs next to the bare redirect, whatever
-share of the CPUs wrk took. Exit
+share of the CPUs wrk took; with each import, the CPU time per row of the importer and, on
+PostgreSQL, of the database server's processes (read from ``/proc``, when it runs here). Exit
 status: 0 when every target passes, 1 when one fails, 2 when the benchmark cannot run.
 """
 
@@ -59,6 +64,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -165,13 +171,17 @@ def prepare(url: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Import:
-    """One timed import: rows (URN + location) stored and the seconds it took."""
+    """One timed import: rows (URN + location) stored and the seconds it took; the CPU time per
+    row of the importer (this process and the one preparing its batches) and of PostgreSQL's
+    processes (None for SQLite, which runs in the importer, or where they cannot be read)."""
 
     database: str
     rows: int
     skipped: int
     seconds: float
     batch_size: int
+    importer_cpu_us: float | None = None
+    postgresql_cpu_us: float | None = None
 
     @property
     def rate(self) -> float:
@@ -190,10 +200,15 @@ def import_records(kind: str, url: str, path: Path, batch_size: int) -> Import:
     store = Store(url)
     try:
         service = Service(store)
+        cpu = _importer_cpu(), _postgresql_cpu(kind)
         start = time.perf_counter()
         with open(path, "rb") as raw, io.TextIOWrapper(raw, "utf-8", newline="") as stream:
             imported, skipped = service.import_records(_ndjson_rows(stream), None, batch_size)
         seconds = time.perf_counter() - start
+        per_row = 1e6 / max(imported, 1)
+        importer = (_importer_cpu() - cpu[0]) * per_row
+        after = _postgresql_cpu(kind)
+        postgresql = None if cpu[1] is None or after is None else (after - cpu[1]) * per_row
         if kind == "postgresql":
             autocommit = store.engine.execution_options(isolation_level="AUTOCOMMIT")
             with autocommit.connect() as connection:
@@ -203,7 +218,24 @@ def import_records(kind: str, url: str, path: Path, batch_size: int) -> Import:
                 connection.exec_driver_sql("ANALYZE")
     finally:
         store.close()
-    return Import(kind, imported, skipped, seconds, batch_size)
+    return Import(kind, imported, skipped, seconds, batch_size, importer, postgresql)
+
+
+def _importer_cpu() -> float:
+    """CPU seconds of this process and of its children that ended (the batch preparer)."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _postgresql_cpu(kind: str) -> float | None:
+    """CPU seconds of the PostgreSQL server's processes on this machine (every backend and
+    background process: the WAL writer, the checkpointer …); None for SQLite or without them."""
+    if kind != "postgresql":
+        return None
+    return cpu_seconds(command="postgres") or None
 
 
 # --- the server ---------------------------------------------------------------------------------
@@ -230,9 +262,16 @@ def _status(port: int, path: str) -> int | None:
 
 
 @contextmanager
-def serving(url: str, server: str, workers: int, log: Path) -> Iterator[tuple[int, int]]:
+def serving(
+    url: str, server: str, workers: int, log: Path, customize: Path | None = None
+) -> Iterator[tuple[int, int]]:
     """``python -m urnkit serve`` over ``url`` in a child process; once it answers, its port
-    and its process group (the server and its workers)."""
+    and its process group (the server and its workers). With ``customize``, a directory put
+    first on ``PYTHONPATH``, every process of the server imports its ``sitecustomize``."""
+    environment = None
+    if customize is not None:
+        path = os.pathsep.join(filter(None, [str(customize), os.environ.get("PYTHONPATH")]))
+        environment = os.environ | {"PYTHONPATH": path}
     port = free_port()
     command = [sys.executable, "-m", "urnkit", "serve", "--database-url", url]
     command += ["--host", "127.0.0.1", "--port", str(port)]
@@ -241,7 +280,11 @@ def serving(url: str, server: str, workers: int, log: Path) -> Iterator[tuple[in
         # A session of its own, so that the server and its worker processes can be stopped
         # together and a Ctrl-C in the terminal reaches this script only.
         process = subprocess.Popen(
-            command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+            command,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env=environment,
         )
         try:
             deadline = time.monotonic() + STARTUP_SECONDS
@@ -269,9 +312,10 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     process.wait()
 
 
-def cpu_seconds(group: int) -> float | None:
-    """The CPU time (user and system) the live processes of process group ``group`` have used,
-    read from ``/proc``; None where there is no ``/proc``."""
+def cpu_seconds(*, group: int | None = None, command: str | None = None) -> float | None:
+    """The CPU time (user and system) that the live processes of process group ``group``, or
+    those running ``command`` (as ``ps -o comm`` names it), have used, read from ``/proc``;
+    None where there is no ``/proc``."""
     proc = Path("/proc")
     if not proc.is_dir():
         return None
@@ -280,10 +324,11 @@ def cpu_seconds(group: int) -> float | None:
         try:
             # After the command's name, in parentheses (which may hold anything): state, ppid,
             # pgrp, … utime and stime are the 12th and 13th (proc(5)).
-            fields = stat.read_text().rpartition(")")[2].split()
+            name, _, rest = stat.read_text().partition(" (")[2].rpartition(")")
         except OSError:  # ended meanwhile
             continue
-        if int(fields[2]) == group:
+        fields = rest.split()
+        if int(fields[2]) == group or name == command:
             ticks += int(fields[11]) + int(fields[12])
     return ticks / os.sysconf("SC_CLK_TCK")
 
@@ -362,6 +407,25 @@ end
 _RESULT = re.compile(r"^URNKIT (.*)$", re.MULTILINE)
 
 
+# Each run also loads a second server, whose processes import this module at start-up (as
+# sitecustomize; see serving): in it, resolution's lookup is answered from memory with the row
+# that the database holds for the benchmark's records. Everything else is the first server's:
+# the ratio it reaches is resolution's without its database, and the difference in CPU time per
+# request is what the lookup costs in the server.
+WITHOUT_LOOKUP: Final = """\
+# Written by benchmarks/resolve_bench.py: resolution's lookup answered from memory.
+from urnkit.resolver.store import Store
+
+
+async def _row(self, key):
+    # What the database holds for urn:nbn:fi:bench-N: active, at one location.
+    return ("active", "https://example.org/bench/" + key.rpartition("-")[2], None, %(prefix)r)
+
+
+Store.resolution_row_async = _row
+"""
+
+
 def find_wrk() -> str:
     """wrk's path, or a :class:`BenchmarkError` saying how to install it."""
     found = shutil.which("wrk")
@@ -415,9 +479,9 @@ def load(port: int, group: int, mode: str, seconds: int, settings: LoadSettings)
     command += ["--connections", str(settings.connections), "--duration", f"{seconds}s"]
     command += ["--timeout", "2s", "--latency", "--script", str(script)]
     command.append(f"http://127.0.0.1:{port}/")
-    before = cpu_seconds(group)
+    before = cpu_seconds(group=group)
     done = subprocess.run(command, capture_output=True, text=True, check=False)
-    after = cpu_seconds(group)
+    after = cpu_seconds(group=group)
     found = _RESULT.search(done.stdout)
     if done.returncode != 0 or found is None:
         raise BenchmarkError(f"wrk failed:\n{done.stdout}{done.stderr}")
@@ -457,16 +521,43 @@ class BenchmarkError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    """The ceiling and the resolution load of one server over one database."""
+    """The ceiling and the resolution load of one server over one database, and the same
+    for the server whose lookup is answered from memory (:data:`WITHOUT_LOOKUP`)."""
 
     database: str
     server: str
     ceiling: Load
     resolution: Load
+    without_lookup_ceiling: Load
+    without_lookup: Load
 
     @property
     def ratio(self) -> float:
-        return self.resolution.rate / self.ceiling.rate if self.ceiling.rate > 0 else 0.0
+        return _ratio(self.resolution, self.ceiling)
+
+    @property
+    def ratio_without_lookup(self) -> float:
+        return _ratio(self.without_lookup, self.without_lookup_ceiling)
+
+    @property
+    def lookup_cpu_us(self) -> float | None:
+        """The server's CPU time per resolution that the database lookup takes."""
+        if self.resolution.server_cpu_us is None or self.without_lookup.server_cpu_us is None:
+            return None
+        return self.resolution.server_cpu_us - self.without_lookup.server_cpu_us
+
+    @property
+    def lookup_budget_us(self) -> float | None:
+        """The CPU time per resolution the lookup may take for the ratio to reach the target,
+        the server's CPU being what bounds both loads: the ceiling's, over the target ratio,
+        less the rest of resolution's."""
+        if self.ceiling.server_cpu_us is None or self.without_lookup.server_cpu_us is None:
+            return None
+        return self.ceiling.server_cpu_us / TARGET_RATIO - self.without_lookup.server_cpu_us
+
+
+def _ratio(load: Load, ceiling: Load) -> float:
+    return load.rate / ceiling.rate if ceiling.rate > 0 else 0.0
 
 
 def _say(text: str) -> None:
@@ -490,6 +581,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         records = directory / "records.ndjson"
         _say(f"writing {args.urns:,} records to {records}")
         write_records(records, args.urns)
+        without_lookup = directory / "without-lookup"
+        without_lookup.mkdir()
+        (without_lookup / "sitecustomize.py").write_text(
+            WITHOUT_LOOKUP % {"prefix": PREFIX}, encoding="utf-8"
+        )
         settings = LoadSettings(
             wrk, args.seconds, args.connections, args.threads, args.urns, directory
         )
@@ -503,14 +599,22 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 imports.append(imported)
                 _say(f"{kind}: {imported.rate:,.0f} rows/s")
                 for server in args.servers:
-                    log = directory / f"{kind}-{server}.log"
-                    with serving(url, server, args.workers, log) as (port, group):
-                        _say(f"{kind}, {server}: warming up, then wrk for 2 x {args.seconds} s")
-                        if args.warmup > 0:
-                            load(port, group, "resolve", args.warmup, settings)
-                        ceiling = load(port, group, "ceiling", args.seconds, settings)
-                        resolution = load(port, group, "resolve", args.seconds, settings)
-                    runs.append(Run(kind, server, ceiling, resolution))
+                    loads = []
+                    for customize in (None, without_lookup):
+                        log = directory / f"{kind}-{server}{'-memory' if customize else ''}.log"
+                        with serving(url, server, args.workers, log, customize) as (port, group):
+                            _say(
+                                f"{kind}, {server}{' without lookup' if customize else ''}: "
+                                f"warming up, then wrk for 2 x {args.seconds} s"
+                            )
+                            # bench-0 was not imported: only a lookup from memory finds it.
+                            if customize and _status(port, f"/urn:nbn:{PREFIX}-0") != 302:
+                                raise BenchmarkError("the lookup from memory was not in place")
+                            if args.warmup > 0:
+                                load(port, group, "resolve", args.warmup, settings)
+                            loads.append(load(port, group, "ceiling", args.seconds, settings))
+                            loads.append(load(port, group, "resolve", args.seconds, settings))
+                    runs.append(Run(kind, server, *loads))
     return report(args, imports, runs, load_average, os.getloadavg())
 
 
@@ -592,6 +696,12 @@ def report(
                 "ceiling": asdict(r.ceiling) | {"per_second": r.ceiling.rate},
                 "resolution": asdict(r.resolution) | {"per_second": r.resolution.rate},
                 "ratio": r.ratio,
+                "without_lookup_ceiling": asdict(r.without_lookup_ceiling)
+                | {"per_second": r.without_lookup_ceiling.rate},
+                "without_lookup": asdict(r.without_lookup) | {"per_second": r.without_lookup.rate},
+                "ratio_without_lookup": r.ratio_without_lookup,
+                "lookup_cpu_us": r.lookup_cpu_us,
+                "lookup_budget_us": r.lookup_budget_us,
             }
             for r in runs
         ],
@@ -601,7 +711,10 @@ def report(
 
 
 def _cpu(measured: dict[str, Any]) -> str:
-    cpu = measured["server_cpu_us"]
+    return _us(measured["server_cpu_us"])
+
+
+def _us(cpu: float | None) -> str:
     return "?" if cpu is None else f"{cpu:.0f}"
 
 
@@ -632,6 +745,32 @@ def format_report(result: dict[str, Any]) -> str:
             f"{_cpu(row['ceiling']) + ' / ' + _cpu(resolution):>15}"
         )
     lines += ["", "CPU µs/request: the server's CPU time per request, ceiling / resolution."]
+    lines += [
+        "",
+        "Resolution without its database (a second server, the lookup answered from memory):",
+        f"{'database':<11} {'server':<8} {'ratio':>6} {'without lookup':>15} "
+        f"{'lookup CPU µs':>14} {'the target leaves':>18}",
+        "-" * 77,
+    ]
+    for row in result["runs"]:
+        lines.append(
+            f"{row['database']:<11} {row['server']:<8} {row['ratio']:>6.0%} "
+            f"{row['ratio_without_lookup']:>15.0%} {_us(row['lookup_cpu_us']):>14} "
+            f"{_us(row['lookup_budget_us']):>18}"
+        )
+    lines += [
+        "",
+        "lookup CPU µs: resolution's CPU time per request less that of the server without",
+        "the lookup; the target leaves: the ceiling's over the target ratio, less the rest.",
+        "",
+    ]
+    for imported in result["imports"]:
+        database = imported["postgresql_cpu_us"]
+        lines.append(
+            f"Import, {imported['database']}: {imported['rows_per_second']:,.0f} rows/s; CPU "
+            f"µs/row: importer {_us(imported['importer_cpu_us'])}"
+            + ("" if database is None else f", PostgreSQL's processes {database:.0f}")
+        )
     lines.append("")
     for database, server in result["fastest_server"].items():
         lines.append(f"Fastest resolution on {database}: {server}")
