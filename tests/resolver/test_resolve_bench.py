@@ -1,0 +1,62 @@
+"""What benchmarks/resolve_bench.py computes and replaces is what it says. Nothing here
+measures or asserts speed."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import resolve_bench
+
+from urnkit.resolver.service import Service
+from urnkit.resolver.store import Store
+
+rates = st.floats(min_value=100, max_value=100_000)
+
+
+def _load(rate: float) -> resolve_bench.Load:
+    return resolve_bench.Load(int(rate * 10), 10.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0, 0)
+
+
+@given(rates, rates, rates, rates)
+def test_the_lookup_fits_what_the_target_leaves_exactly_when_the_ratio_is_met(
+    ceiling: float, resolution: float, ceiling_2: float, without: float
+) -> None:
+    run = resolve_bench.Run(
+        "sqlite", "uvicorn", _load(ceiling), _load(resolution), _load(ceiling_2), _load(without)
+    )
+    if abs(run.ratio - resolve_bench.TARGET_RATIO) > 1e-6:  # not on the edge, where it rounds
+        fits = run.lookup_us <= run.lookup_budget_us
+        assert fits == (run.ratio >= resolve_bench.TARGET_RATIO)
+
+
+def test_the_lookup_from_memory_replaces_the_hot_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'bench.db'}")
+    store.upgrade()
+    service = Service(store)
+    urn = f"URN:NBN:{resolve_bench.PREFIX.upper()}-7"
+    # Not registered: forwarded to the national resolver (RFC 8458 §4.4).
+    assert asyncio.run(service.resolve_async(urn)).target == f"https://urn.fi/{urn}"
+    monkeypatch.setattr(Store, "resolution_row_async", Store.resolution_row_async)  # restored
+    exec(resolve_bench.WITHOUT_LOOKUP % {"prefix": resolve_bench.PREFIX}, {})
+    found = asyncio.run(service.resolve_async(urn))
+    # What resolve_bench.write_records stores for record 7: active, at this location.
+    assert (found.kind, found.target) == ("redirect", "https://example.org/bench/7")
+    store.close()
+
+
+def test_cpu_seconds_counts_a_process_group_and_a_command() -> None:
+    sum(range(3_000_000))  # some CPU time of our own
+    mine = resolve_bench.cpu_seconds(group=os.getpgrp())
+    assert mine is not None
+    assert mine > 0
+    assert resolve_bench.cpu_seconds(command="no-such-command-here") == 0
