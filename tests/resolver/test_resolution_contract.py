@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 import pytest
-from resolver_support import Resolver
+from resolver_support import Resolver, Server
 
 from urnkit.syntax import URNSyntaxError, diagnose
 
@@ -475,3 +475,48 @@ def test_a_bad_request_is_a_readable_page_for_browsers(
     assert f"position {position}" in page.text
     assert rule in page.text
     assert section in page.text
+
+
+# --- the other ASGI server -----------------------------------------------------------------------
+
+
+def test_granian_answers_resolution_as_uvicorn_does(
+    resolver: Resolver, api: httpx.Client, unique: str
+) -> None:
+    """``urnkit serve --server granian`` over the same database gives the same answers: status,
+    ``Location``, ``Link``, content type and body. (This suite's servers run uvicorn, the
+    default; benchmarks/resolve_bench.py measures both.)"""
+    active, described = f"urn:nbn:fi:test-{unique}", f"urn:nbn:fi:test-{unique}-meta"
+    register(api, active, [{"url": "https://example.org/ä?x=1"}, {"url": "https://b.example/"}])
+    register(api, described, metadata={"title": "Kalevala"})
+    paths = {  # the status for a client preferring JSON, and for a browser
+        f"/{active}": (200, 302),  # the redirect answered ahead of routing; JSON: the record
+        f"/URN:NBN:FI:TEST-{unique}?=lang=fi": (200, 302),  # a q-component: through the route
+        f"/{described}": (200, 200),  # the surrogate, handed from the front to the route
+        f"/urn:nbn:fi:test-{unique}-none": (404, 404),
+        "/urn:nbn:": (400, 400),
+        "/-/redirect": (302, 302),  # the benchmark's ceiling
+    }
+    with Server(resolver.database_url, "--server", "granian") as granian:
+        for path, statuses in paths.items():
+            for method in ("GET", "HEAD"):
+                for accept, status in zip((JSON, BROWSER), statuses, strict=True):
+                    answers = [
+                        httpx.request(method, base + path, headers={"Accept": accept})
+                        for base in (resolver.base_url, granian.base_url)
+                    ]
+                    uvicorn_answer, granian_answer = (
+                        (
+                            a.status_code,
+                            a.headers.get("location"),
+                            a.headers.get_list("link"),
+                            a.headers.get("content-type"),
+                            a.content.replace(base.encode(), b"BASE"),
+                        )
+                        for a, base in zip(
+                            answers, (resolver.base_url, granian.base_url), strict=True
+                        )
+                    )
+                    assert granian_answer == uvicorn_answer, (method, path, accept)
+                    assert granian_answer[0] == status
+        assert "Traceback" not in granian.output()
