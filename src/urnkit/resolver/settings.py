@@ -18,8 +18,10 @@ from dataclasses import dataclass, fields
 from urnkit.resolver.naptr import parse_nameserver
 from urnkit.resolver.store import DEFAULT_DATABASE_URL
 
-# uvicorn is the default: benchmarks/resolve_bench.py (1,000,000 URNs) measured it ahead of
-# granian on PostgreSQL (42-44% vs 30-33% of the ceiling) and level or ahead on SQLite.
+# uvicorn is the default. benchmarks/resolve_bench.py (1,000,000 URNs, 2 CPUs) finds no steady
+# winner: on 2026-11-23 uvicorn resolved 18% faster on PostgreSQL in one run, granian 2-16%
+# faster on both databases in two later runs. The black-box tests run uvicorn, and granian is
+# held to the same answers (test_granian_answers_resolution_as_uvicorn_does).
 SERVERS = ("uvicorn", "granian")
 
 
