@@ -34,8 +34,15 @@ GENERATORS: tuple[Generator, ...] = ("sequential", "random")
 
 
 class ResolverError(Exception):
-    """Base of the service's refusals; ``title`` is the short RFC 9457 problem title."""
+    """Base of the service's refusals, each type with its RFC 9457 problem: ``status`` (the
+    HTTP status code), ``problem_type`` (a URI) and ``title`` (its short summary).
 
+    >>> NotFoundError("no such URN").status
+    404
+    """
+
+    status = 400
+    problem_type = "about:blank"
     title = "Error"
 
     def __init__(self, detail: str, **extensions: Any) -> None:
@@ -50,6 +57,7 @@ class ResolverError(Exception):
 class InvalidURNError(ResolverError):
     """The text is not a URN (RFC 8141 §2); carries the position, rule and section."""
 
+    status = 400
     title = "Not a URN"
 
     @classmethod
@@ -68,36 +76,42 @@ class InvalidURNError(ResolverError):
 class UnacceptableError(ResolverError):
     """Well-formed input that breaks a rule (RFC 8458, a namespace rule, a field's type)."""
 
+    status = 422
     title = "Unacceptable"
 
 
 class UnauthenticatedError(ResolverError):
     """No token, or a token that is unknown or revoked."""
 
+    status = 401
     title = "Unauthenticated"
 
 
 class ForbiddenError(ResolverError):
     """A valid token acting outside its organisation's delegated prefixes or its role."""
 
+    status = 403
     title = "Forbidden"
 
 
 class NotFoundError(ResolverError):
     """Nothing is registered under this name."""
 
+    status = 404
     title = "Not found"
 
 
 class ConflictError(ResolverError):
     """The request contradicts what is stored (e.g. writing to a deactivated URN)."""
 
+    status = 409
     title = "Conflict"
 
 
 class NotAcceptableError(ResolverError):
     """Nothing the service could answer is of a media type the request's ``Accept`` takes."""
 
+    status = 406
     title = "Not acceptable"
 
 

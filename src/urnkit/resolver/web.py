@@ -82,15 +82,6 @@ from urnkit.resolver.settings import Settings
 from urnkit.resolver.store import Store
 
 PROBLEM = "application/problem+json"
-_STATUS = {
-    "InvalidURNError": 400,
-    "UnacceptableError": 422,
-    "UnauthenticatedError": 401,
-    "ForbiddenError": 403,
-    "NotFoundError": 404,
-    "ConflictError": 409,
-    "NotAcceptableError": 406,
-}
 _templates = Environment(
     loader=FileSystemLoader(FilePath(__file__).parent / "templates"),
     autoescape=select_autoescape(["html"]),
@@ -534,8 +525,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
 
     @app.exception_handler(ResolverError)
     def _refusal(request: Request, error: ResolverError) -> Response:
-        status = _STATUS.get(type(error).__name__, 400)
-        return _problem(request, status, error.title, error.detail, **error.extensions)
+        return _problem(request, error.status, error.title, error.detail, **error.extensions)
 
     @app.exception_handler(RequestValidationError)
     def _invalid(request: Request, error: RequestValidationError) -> Response:
