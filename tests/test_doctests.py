@@ -1,4 +1,5 @@
-"""Every docstring example in urnkit, and the README's examples, run and print what they show."""
+"""Every docstring example in urnkit, the README's and the docs' examples, run and print what
+they show."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ MODULES = [
     for info in pkgutil.walk_packages(urnkit.__path__, prefix="urnkit.")
     if not info.name.startswith("urnkit.resolver.migrations")
 ]
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
 
 
 @pytest.mark.parametrize("name", ["urnkit", *MODULES])
@@ -30,4 +33,10 @@ def test_docstring_examples(name: str) -> None:
 def test_readme_examples() -> None:
     result = doctest.testfile(str(README), module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 10
+    assert result.failed == 0
+
+
+@pytest.mark.parametrize("page", DOCS, ids=[page.name for page in DOCS])
+def test_docs_examples(page: Path) -> None:
+    result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
