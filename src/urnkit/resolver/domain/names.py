@@ -12,7 +12,8 @@ True
 from __future__ import annotations
 
 import secrets
-from typing import Any, Literal
+from dataclasses import asdict
+from typing import Literal
 
 from urnkit.findings import Finding, is_acceptable
 from urnkit.namespaces import nbn, validate
@@ -109,19 +110,9 @@ def check_registrable(urn: URN) -> list[Finding]:
         errors = [f for f in findings if f.severity == "error"]
         raise UnacceptableError(
             "; ".join(f"{f.message} (position {f.position}, {f.section})" for f in errors),
-            findings=[_finding_json(f) for f in findings],
+            findings=[asdict(f) for f in findings],
         )
     return findings
-
-
-def _finding_json(finding: Finding) -> dict[str, Any]:
-    return {
-        "code": finding.code,
-        "severity": finding.severity,
-        "message": finding.message,
-        "position": finding.position,
-        "section": finding.section,
-    }
 
 
 def random_nbn_string() -> str:
