@@ -32,6 +32,28 @@ class Location:
     media_type: str | None = None
 
 
+def with_q_component(url: str, q_component: str) -> str:
+    """The locator with a URN's q-component appended to its query (RFC 8141 §2.3.2).
+
+    The q-component becomes the query when the locator has none and is appended after ``&``
+    when it has one; a fragment stays last.
+
+    >>> with_q_component("https://example.org/a", "lang=fi")
+    'https://example.org/a?lang=fi'
+    """
+    if not q_component:
+        return url
+    base, hash_mark, fragment = url.partition("#")
+    _, question_mark, query = base.partition("?")
+    if not question_mark:
+        joiner = "?"
+    elif not query or query.endswith("&"):  # an empty query, or one ending in its separator
+        joiner = ""
+    else:
+        joiner = "&"
+    return f"{base}{joiner}{q_component}{hash_mark}{fragment}"
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
     """A registered URN: never deleted, its ``key`` unique forever (RFC 8458 §4.1)."""
@@ -57,28 +79,6 @@ class HistoryEntry:
     action: str
     actor: str
     record: Mapping[str, Any]
-
-
-def with_q_component(url: str, q_component: str) -> str:
-    """The locator with a URN's q-component appended to its query (RFC 8141 §2.3.2).
-
-    The q-component becomes the query when the locator has none and is appended after ``&``
-    when it has one; a fragment stays last.
-
-    >>> with_q_component("https://example.org/a", "lang=fi")
-    'https://example.org/a?lang=fi'
-    """
-    if not q_component:
-        return url
-    base, hash_mark, fragment = url.partition("#")
-    _, question_mark, query = base.partition("?")
-    if not question_mark:
-        joiner = "?"
-    elif not query or query.endswith("&"):  # an empty query, or one ending in its separator
-        joiner = ""
-    else:
-        joiner = "&"
-    return f"{base}{joiner}{q_component}{hash_mark}{fragment}"
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
