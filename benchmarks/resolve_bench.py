@@ -194,7 +194,7 @@ def import_records(kind: str, url: str, path: Path, batch_size: int) -> Import:
     commit; then ``ANALYZE`` (``VACUUM ANALYZE`` on PostgreSQL), untimed."""
     import sqlalchemy as sa
 
-    from urnkit.resolver.cli import _ndjson_rows  # the reader ``urnkit import`` uses
+    from urnkit.resolver.cli.transfer import ndjson_rows  # the reader ``urnkit import`` uses
     from urnkit.resolver.service import Service
     from urnkit.resolver.store import Store
 
@@ -204,7 +204,7 @@ def import_records(kind: str, url: str, path: Path, batch_size: int) -> Import:
         cpu = _importer_cpu(), _postgresql_cpu(kind)
         start = time.perf_counter()
         with open(path, "rb") as raw, io.TextIOWrapper(raw, "utf-8", newline="") as stream:
-            imported, skipped = service.import_records(_ndjson_rows(stream), None, batch_size)
+            imported, skipped = service.import_records(ndjson_rows(stream), None, batch_size)
         seconds = time.perf_counter() - start
         per_row = 1e6 / max(imported, 1)
         importer = (_importer_cpu() - cpu[0]) * per_row

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from urnkit import URN, Finding, cli, namespaces
-from urnkit.cli import main
+from urnkit import URN, Finding, commandline, namespaces
+from urnkit.cli import check, main
 
 Outcome = tuple[int, str, str]
 
@@ -278,7 +278,8 @@ def test_check_strict_file_json_and_jobs(
 def test_check_strict_file_line_of_a_finding_without_position() -> None:
     finding = Finding("nbn.no-hyphen", "error", "no hyphen", None, "RFC 8458 §4.2")
     assert (
-        cli._file_finding("f", 3, finding) == "f:3: error: no hyphen [nbn.no-hyphen, RFC 8458 §4.2]"
+        check._file_finding("f", 3, finding)
+        == "f:3: error: no hyphen [nbn.no-hyphen, RFC 8458 §4.2]"
     )
 
 
@@ -469,7 +470,7 @@ def test_check_file_numbers_lines_across_blocks(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # Blocks of 16 bytes: lines straddle blocks, and one line is longer than several blocks.
-    monkeypatch.setattr(cli, "CHUNK_BYTES", 16)
+    monkeypatch.setattr(check, "CHUNK_BYTES", 16)
     long_bad = "urn:ex:" + "x" * 50 + " y"
     lines = ["urn:ex:a", "", "urn:ex:b b", long_bad, "urn:ex:c", "urn:x:d"]
     path = tmp_path / "urns.txt"
@@ -525,7 +526,7 @@ def test_check_big_file_with_two_jobs_gives_the_output_of_one(
 def test_check_file_json_with_two_jobs_gives_the_output_of_one(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(cli, "CHUNK_BYTES", 1 << 16)  # about 20 blocks, many in flight at once
+    monkeypatch.setattr(check, "CHUNK_BYTES", 1 << 16)  # about 20 blocks, many in flight at once
     path = tmp_path / "big.txt"
     checked, valid, _ = _big_file(path, 60_000)
     one = run(capsys, "check", "--file", str(path), "--json")
@@ -540,13 +541,13 @@ def test_check_file_with_jobs_reads_ahead_only_a_few_blocks() -> None:
     # Bounded memory: the input is pulled as results are taken, not read ahead whole.
     pulled = 0
 
-    def tasks() -> Iterator[cli.ChunkTask]:
+    def tasks() -> Iterator[check.ChunkTask]:
         nonlocal pulled
         for first_line in range(1, 101):
             pulled += 1
-            yield cli.ChunkTask(b"urn:ex:a\n", first_line, "f", "rfc8141", False)
+            yield check.ChunkTask(b"urn:ex:a\n", first_line, "f", "rfc8141", False)
 
-    with closing(cli._results(tasks(), 2)) as results:
+    with closing(check._results(tasks(), 2)) as results:
         assert next(results).checked == 1
         assert pulled <= 4
         assert sum(result.checked for result in results) == 99
@@ -556,8 +557,9 @@ def test_check_file_with_jobs_reads_ahead_only_a_few_blocks() -> None:
 def test_check_file_shows_no_progress_when_stderr_is_not_a_terminal(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(cli, "CHUNK_BYTES", 64)
-    monkeypatch.setattr(cli, "monotonic", itertools.count().__next__)  # a redraw is always due
+    monkeypatch.setattr(check, "CHUNK_BYTES", 64)
+    # A redraw is always due.
+    monkeypatch.setattr(commandline, "monotonic", itertools.count().__next__)
     path = tmp_path / "urns.txt"
     path.write_text("urn:ex:a\n" * 100)
     assert run(capsys, "check", "--file", str(path)) == (
@@ -570,8 +572,8 @@ def test_check_file_shows_no_progress_when_stderr_is_not_a_terminal(
 def test_check_file_progress_on_a_terminal_is_drawn_then_cleared(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(cli, "CHUNK_BYTES", 64)
-    monkeypatch.setattr(cli, "monotonic", itertools.count().__next__)  # one second a call
+    monkeypatch.setattr(check, "CHUNK_BYTES", 64)
+    monkeypatch.setattr(commandline, "monotonic", itertools.count().__next__)  # one second a call
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     path = tmp_path / "urns.txt"
@@ -590,9 +592,9 @@ def test_check_file_progress_on_a_terminal_is_drawn_then_cleared(
 def test_check_file_progress_is_redrawn_at_most_ten_times_a_second(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(cli, "CHUNK_BYTES", 9)  # one line a block: 100 blocks
+    monkeypatch.setattr(check, "CHUNK_BYTES", 9)  # one line a block: 100 blocks
     clock = (0.025 * tick for tick in itertools.count())  # 40 blocks a second: 2.5 s in all
-    monkeypatch.setattr(cli, "monotonic", clock.__next__)
+    monkeypatch.setattr(commandline, "monotonic", clock.__next__)
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     path = tmp_path / "urns.txt"

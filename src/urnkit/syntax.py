@@ -219,6 +219,14 @@ def _diagnose_rfc8141(text: str) -> Diagnosis | None:
     found = _scheme(text, "assigned-name", _RFC8141)
     if found:
         return found
+    after_nid = _rfc8141_nid(text)
+    if isinstance(after_nid, Diagnosis):
+        return after_nid
+    return _rfc8141_nss(text, after_nid)
+
+
+def _rfc8141_nid(text: str) -> Diagnosis | int:
+    """Why the NID after ``urn:`` is not one, or the index after its ``:``."""
     n = len(text)
     i, count, last_hyphen = 4, 0, False
     while True:  # NID = (alphanum) 0*30(ldh) (alphanum)
@@ -262,13 +270,17 @@ def _diagnose_rfc8141(text: str) -> Diagnosis | None:
                     "NID",
                     "RFC 8141 §2, Appendix B",
                 )
-            i += 1
-            break
+            return i + 1
         else:
             return _not_allowed(
                 text, i, "NID (letters, digits and '-' only)", "NID", "RFC 8141 §2.1"
             )
         i += 1
+
+
+def _rfc8141_nss(text: str, i: int) -> Diagnosis | None:
+    """Why the NSS from ``i`` and the components after it are not an NSS and components."""
+    n = len(text)
     part, empty = "NSS", True
     while i < n:
         ch = text[i]

@@ -15,7 +15,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from urnkit.resolver.domain import Location, Record
-from urnkit.resolver.dublin_core import ELEMENTS, OAI_PMH, metadata_from_oai_dc, oai_dc_element
+from urnkit.resolver.domain.dublin_core import (
+    ELEMENTS,
+    OAI_PMH,
+    metadata_from_oai_dc,
+    oai_dc_element,
+)
 from urnkit.resolver.oai_harvest import urn_in
 from urnkit.resolver.oai_repository import (
     VERBS,

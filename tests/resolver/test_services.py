@@ -19,7 +19,7 @@ from resolver_support import Resolver
 from test_resolution_contract import BROWSER, JSON, assert_problem, deactivate, register
 from test_store import _mark
 
-from urnkit.resolver.dublin_core import DC, OAI_DC
+from urnkit.resolver.domain.dublin_core import DC, OAI_DC
 from urnkit.resolver.resolution_services import ALIASES, SERVICES
 from urnkit.resolver.store import Store
 

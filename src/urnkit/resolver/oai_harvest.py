@@ -48,7 +48,7 @@ from urnkit.resolver.domain import (
     parse_urn,
     prefix_of,
 )
-from urnkit.resolver.dublin_core import (
+from urnkit.resolver.domain.dublin_core import (
     DC,
     OAI_DC,
     OAI_PMH,

@@ -32,7 +32,7 @@ from datetime import UTC, datetime, timedelta
 from xml.etree import ElementTree as ET
 
 from urnkit.resolver.domain import InvalidURNError, Record, covers, parse_urn
-from urnkit.resolver.dublin_core import (
+from urnkit.resolver.domain.dublin_core import (
     OAI_DC,
     OAI_DC_SCHEMA,
     OAI_PMH,

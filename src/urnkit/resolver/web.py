@@ -48,7 +48,7 @@ from urnkit.resolver.domain import (
     parse_urn,
     with_q_component,
 )
-from urnkit.resolver.dublin_core import oai_dc_xml
+from urnkit.resolver.domain.dublin_core import oai_dc_xml
 from urnkit.resolver.forwarding import forwarding_json
 from urnkit.resolver.links import with_periodic_checks
 from urnkit.resolver.metrics import Metrics

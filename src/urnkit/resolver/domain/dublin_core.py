@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from urnkit.resolver.domain import Record
+from urnkit.resolver.domain.records import Record
 
 OAI_PMH = "http://www.openarchives.org/OAI/2.0/"
 OAI_PMH_SCHEMA = "http://www.openarchives.org/OAI/2.0/OAI-PMH.xsd"

@@ -1,0 +1,88 @@
+"""``urnkit admin``: organisations, delegated prefixes (RFC 8458 §4.3) and API tokens; and the
+forwarding table (:mod:`urnkit.resolver.cli.forwarding`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from urnkit.commandline import EXIT_OK, Commands, Help, group
+from urnkit.resolver.cli import forwarding
+from urnkit.resolver.cli.common import REFUSED, add, database_flag, service_for
+
+_CREATE_ORG = Help(
+    "Create an organisation that can hold prefixes and tokens.",
+    "Prints the organisation's name.",
+    REFUSED,
+)
+
+_DELEGATE = Help(
+    "Delegate a URN:NBN prefix (country code and sub-namespaces) to an organisation.",
+    "PREFIX is written as in RFC 8458 §4.3, e.g. fi:demo; prints its normalized form.",
+    REFUSED,
+)
+
+_CREATE_TOKEN = Help(
+    "Create an API token for an organisation; the token is the last line of stdout.",
+    "The token is stored only hashed: it cannot be shown again.",
+    REFUSED,
+)
+
+_REVOKE_TOKEN = Help(
+    "Revoke an API token by its id; it stops working at once, in every process.",
+    "The id is the token_id the API shows.",
+    REFUSED,
+)
+
+
+def _create_org(args: argparse.Namespace) -> int:
+    print(service_for(args, upgrade=True).create_organisation(args.name))
+    return EXIT_OK
+
+
+def _delegate(args: argparse.Namespace) -> int:
+    print(service_for(args, upgrade=True).delegate(args.organisation, args.prefix, args.generator))
+    return EXIT_OK
+
+
+def _create_token(args: argparse.Namespace) -> int:
+    service = service_for(args, upgrade=True)
+    token = service.create_token(args.organisation, args.role, args.label)
+    token_id = service.authenticate(token).token_id
+    article = "an" if args.role == "admin" else "a"
+    print(
+        f"{article} {args.role} token for {args.organisation} (id {token_id}, for revoke-token); "
+        "it is shown only this once:"
+    )
+    print(token)
+    return EXIT_OK
+
+
+def _revoke_token(args: argparse.Namespace) -> int:
+    service_for(args).revoke_token(args.token_id)
+    print(f"token {args.token_id} revoked")
+    return EXIT_OK
+
+
+def add_commands(commands: Commands) -> None:
+    """Add ``admin`` and its commands: ``create-org``, ``delegate``, ``create-token``,
+    ``revoke-token`` and the ``forwarding`` group."""
+    admin = group(commands, "admin", "Organisations, delegated prefixes and API tokens.")
+    create_org = add(admin, "create-org", _create_org, _CREATE_ORG)
+    create_org.add_argument("name", metavar="NAME")
+    delegate = add(admin, "delegate", _delegate, _DELEGATE)
+    delegate.add_argument("organisation", metavar="ORG")
+    delegate.add_argument("prefix", metavar="PREFIX")
+    delegate.add_argument(
+        "--generator",
+        choices=("sequential", "random"),
+        default="sequential",
+        help="how new NBN strings are made: 1, 2, 3 … or random base-32 with a check character",
+    )
+    create_token = add(admin, "create-token", _create_token, _CREATE_TOKEN)
+    create_token.add_argument("organisation", metavar="ORG")
+    create_token.add_argument("--role", choices=("registrant", "admin"), default="registrant")
+    create_token.add_argument("--label", default="", help="a note on what the token is for")
+    revoke_token = add(admin, "revoke-token", _revoke_token, _REVOKE_TOKEN)
+    revoke_token.add_argument("token_id", metavar="ID", type=int)
+    database_flag(create_org, delegate, create_token, revoke_token)
+    forwarding.add_commands(admin)

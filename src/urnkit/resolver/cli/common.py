@@ -1,0 +1,106 @@
+"""What the resolver's commands share: the settings and the service their flags give, the
+``--database-url`` flag, and refusals reported as messages.
+
+Only the standard library and :mod:`urnkit.commandline` are imported here at first; the
+server's libraries when a command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import sys
+from contextlib import AbstractContextManager, nullcontext
+from typing import IO, TYPE_CHECKING
+
+from urnkit.commandline import EXIT_INVALID, EXIT_USAGE, Commands, Help, Run, command, fail
+
+if TYPE_CHECKING:
+    from urnkit.resolver.service import Service
+    from urnkit.resolver.settings import Settings
+
+REFUSED = (
+    "0  done",
+    "1  the service refused (the message says why)",
+    "2  usage error, a file or database that cannot be used, or no server extra",
+)
+"""The exit statuses of most resolver commands."""
+NOT_INSTALLED = "the resolver needs the server extra: pip install 'urnkit[server]'"
+
+
+class SchemaError(Exception):
+    """The database's schema is missing or older than this urnkit."""
+
+
+def settings_for(args: argparse.Namespace) -> Settings:
+    """The settings the flags give, over ``URNKIT_*`` variables, over the defaults."""
+    from urnkit.resolver.settings import Settings
+
+    base = Settings.from_environment()
+    flags = {
+        name: getattr(args, name)
+        for name in ("database_url", "host", "port", "workers", "server")
+        if getattr(args, name, None) is not None
+    }
+    return dataclasses.replace(base, **flags)
+
+
+def service_for(args: argparse.Namespace, *, upgrade: bool = False) -> Service:
+    """The service over the flags' database, its schema checked (or made, with ``upgrade``)."""
+    from urnkit.resolver.service import Service
+    from urnkit.resolver.store import Store
+
+    store = Store(settings_for(args).database_url)
+    state = store.schema_state()
+    if state == "empty" and upgrade:
+        print(f"urnkit: creating the schema in {store.engine.url!r}", file=sys.stderr)
+        store.upgrade()
+    elif state != "current":
+        raise SchemaError(
+            f"the database {store.engine.url!r} has "
+            + ("no schema" if state == "empty" else "an older schema")
+            + ": run 'urnkit db upgrade' first"
+        )
+    return Service(store)
+
+
+def guarded(run: Run) -> Run:
+    """``run``, with the service's refusals and missing libraries reported as messages."""
+
+    @functools.wraps(run)
+    def run_guarded(args: argparse.Namespace) -> int:
+        try:
+            from urnkit.resolver.domain import ResolverError
+        except ImportError:
+            return fail(NOT_INSTALLED, EXIT_USAGE)
+        try:
+            return run(args)
+        except ResolverError as error:
+            return fail(f"{error.title.lower()}: {error.detail}", EXIT_INVALID)
+        except (SchemaError, ValueError, OSError) as error:
+            return fail(str(error), EXIT_USAGE)
+
+    return run_guarded
+
+
+def add(commands: Commands, name: str, run: Run, about: Help) -> argparse.ArgumentParser:
+    """Add the resolver command ``name``, which ``run`` does, :func:`guarded`."""
+    return command(commands, name, guarded(run), about)
+
+
+def database_flag(*parsers: argparse.ArgumentParser) -> None:
+    """Add ``--database-url`` to each of ``parsers``."""
+    for parser in parsers:
+        parser.add_argument(
+            "--database-url",
+            help="SQLAlchemy URL: sqlite:///urnkit.db (default, or URNKIT_DATABASE_URL), "
+            "postgresql+psycopg://user@host/db",
+        )
+
+
+def output(name: str) -> AbstractContextManager[IO[str]]:
+    """The text file ``name`` to write, closed on leaving ``with``; stdout for ``-``, left open."""
+    if name == "-":
+        return nullcontext(sys.stdout)
+    return open(name, "w", encoding="utf-8", newline="")

@@ -1,0 +1,63 @@
+"""``urnkit serve``: the resolver (RFC 8458 §4.4) and its registration API over HTTP."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from urnkit.commandline import EXIT_OK, Commands, Help, count
+from urnkit.resolver.cli.common import REFUSED, add, database_flag, service_for, settings_for
+
+_SERVE = Help(
+    "Run the URN:NBN resolver (RFC 8458 §4.4) and its registration API over HTTP.",
+    "Creates the schema in an empty database, refuses an outdated one ('urnkit db\n"
+    "upgrade' first), then serves until interrupted. Flags override URNKIT_* variables:\n"
+    "URNKIT_DATABASE_URL, URNKIT_HOST, URNKIT_PORT, URNKIT_WORKERS, URNKIT_SERVER.",
+    REFUSED,
+)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    settings = settings_for(args)
+    service_for(args, upgrade=True)
+    os.environ["URNKIT_DATABASE_URL"] = settings.database_url  # read by every worker process
+    print(f"urnkit resolver: open http://{settings.host}:{settings.port}/", flush=True)
+    target = "urnkit.resolver.web:app_from_environment"
+    if settings.server == "uvicorn":
+        import uvicorn
+
+        uvicorn.run(
+            target,
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            log_level="warning",
+        )
+    else:
+        from granian.constants import Interfaces
+        from granian.log import LogLevels
+        from granian.server import Server
+
+        Server(
+            target,
+            address=settings.host,
+            port=settings.port,
+            interface=Interfaces.ASGI,
+            workers=settings.workers,
+            factory=True,
+            log_level=LogLevels.warning,
+        ).serve()
+    return EXIT_OK
+
+
+def add_commands(commands: Commands) -> None:
+    """Add ``serve``."""
+    serve = add(commands, "serve", _serve, _SERVE)
+    database_flag(serve)
+    serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=count, help="port to listen on (default 8000)")
+    serve.add_argument("--workers", type=count, help="server processes (default 1)")
+    serve.add_argument(
+        "--server", choices=("uvicorn", "granian"), help="ASGI server (default uvicorn)"
+    )

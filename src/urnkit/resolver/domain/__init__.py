@@ -1,0 +1,121 @@
+"""The resolver's domain: records, names, principals and the pure rules, with no I/O.
+
+* :mod:`~urnkit.resolver.domain.records`: records, locations and their history; how a
+  q-component reaches a locator and how a JSON merge patch applies.
+* :mod:`~urnkit.resolver.domain.names`: URN:NBN names, delegated prefixes, what may be
+  registered, and new names.
+* :mod:`~urnkit.resolver.domain.principals`: who calls, with which role.
+* :mod:`~urnkit.resolver.domain.links`: when a location's link is broken.
+* :mod:`~urnkit.resolver.domain.harvest`: the OAI-PMH repositories harvested.
+* :mod:`~urnkit.resolver.domain.errors`: the refusals, each with its RFC 9457 problem.
+* :mod:`~urnkit.resolver.domain.dublin_core`: records as simple Dublin Core (``oai_dc``).
+
+The names of all but the last are importable from here.
+
+>>> from urnkit.resolver.domain import prefix_of
+>>> prefix_of("URN:NBN:FI:Demo-123")
+'fi:demo'
+"""
+
+from urnkit.resolver.domain.errors import (
+    ConflictError,
+    ForbiddenError,
+    InvalidURNError,
+    NotAcceptableError,
+    NotFoundError,
+    ResolverError,
+    UnacceptableError,
+    UnauthenticatedError,
+)
+from urnkit.resolver.domain.harvest import HarvestSource
+from urnkit.resolver.domain.links import (
+    FAILURES_TO_BREAK,
+    BrokenLink,
+    LinkCheck,
+    LinkState,
+    LinkStatus,
+    Verdict,
+    link_verdict,
+    next_link_state,
+)
+from urnkit.resolver.domain.names import (
+    BASE32,
+    DNB_COUNTRIES,
+    GENERATORS,
+    RANDOM_LENGTH,
+    Generator,
+    assigned_name,
+    check_registrable,
+    covers,
+    normalize_prefix,
+    parse_urn,
+    prefix_of,
+    random_nbn_string,
+    sequential_nbn_string,
+)
+from urnkit.resolver.domain.principals import ROLES, Principal, Role
+from urnkit.resolver.domain.records import (
+    STATUSES,
+    HistoryEntry,
+    Location,
+    Record,
+    Status,
+    merge_patch,
+    with_q_component,
+)
+
+# The refusals are public here: tracebacks and doctests name them urnkit.resolver.domain.X.
+for _error in (
+    ResolverError,
+    InvalidURNError,
+    UnacceptableError,
+    UnauthenticatedError,
+    ForbiddenError,
+    NotFoundError,
+    ConflictError,
+    NotAcceptableError,
+):
+    _error.__module__ = __name__
+
+__all__ = [
+    "BASE32",
+    "DNB_COUNTRIES",
+    "FAILURES_TO_BREAK",
+    "GENERATORS",
+    "RANDOM_LENGTH",
+    "ROLES",
+    "STATUSES",
+    "BrokenLink",
+    "ConflictError",
+    "ForbiddenError",
+    "Generator",
+    "HarvestSource",
+    "HistoryEntry",
+    "InvalidURNError",
+    "LinkCheck",
+    "LinkState",
+    "LinkStatus",
+    "Location",
+    "NotAcceptableError",
+    "NotFoundError",
+    "Principal",
+    "Record",
+    "ResolverError",
+    "Role",
+    "Status",
+    "UnacceptableError",
+    "UnauthenticatedError",
+    "Verdict",
+    "assigned_name",
+    "check_registrable",
+    "covers",
+    "link_verdict",
+    "merge_patch",
+    "next_link_state",
+    "normalize_prefix",
+    "parse_urn",
+    "prefix_of",
+    "random_nbn_string",
+    "sequential_nbn_string",
+    "with_q_component",
+]

@@ -1,0 +1,90 @@
+"""The resolver's refusals: each type carries its RFC 9457 problem (HTTP status, problem type
+and title), which the web layer and the command line read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from urnkit.syntax import URNSyntaxError
+
+
+class ResolverError(Exception):
+    """Base of the service's refusals, each type with its RFC 9457 problem: ``status`` (the
+    HTTP status code), ``problem_type`` (a URI) and ``title`` (its short summary).
+
+    >>> NotFoundError("no such URN").status
+    404
+    """
+
+    status = 400
+    problem_type = "about:blank"
+    title = "Error"
+
+    def __init__(self, detail: str, **extensions: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.extensions = extensions
+
+    def __str__(self) -> str:
+        return self.detail  # which a caller may have made more precise since
+
+
+class InvalidURNError(ResolverError):
+    """The text is not a URN (RFC 8141 §2); carries the position, rule and section."""
+
+    status = 400
+    title = "Not a URN"
+
+    @classmethod
+    def from_syntax_error(cls, error: URNSyntaxError) -> InvalidURNError:
+        """The problem for a syntax error, with where and why."""
+        return cls(
+            error.reason,
+            input=error.args[0],
+            position=error.position,
+            rule=error.rule,
+            section=error.section,
+            explanation=str(error),
+        )
+
+
+class UnacceptableError(ResolverError):
+    """Well-formed input that breaks a rule (RFC 8458, a namespace rule, a field's type)."""
+
+    status = 422
+    title = "Unacceptable"
+
+
+class UnauthenticatedError(ResolverError):
+    """No token, or a token that is unknown or revoked."""
+
+    status = 401
+    title = "Unauthenticated"
+
+
+class ForbiddenError(ResolverError):
+    """A valid token acting outside its organisation's delegated prefixes or its role."""
+
+    status = 403
+    title = "Forbidden"
+
+
+class NotFoundError(ResolverError):
+    """Nothing is registered under this name."""
+
+    status = 404
+    title = "Not found"
+
+
+class ConflictError(ResolverError):
+    """The request contradicts what is stored (e.g. writing to a deactivated URN)."""
+
+    status = 409
+    title = "Conflict"
+
+
+class NotAcceptableError(ResolverError):
+    """Nothing the service could answer is of a media type the request's ``Accept`` takes."""
+
+    status = 406
+    title = "Not acceptable"

@@ -1,0 +1,25 @@
+"""What the resolver harvests URN:NBN -> URL mappings from: OAI-PMH 2.0 repositories."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True, slots=True)
+class HarvestSource:
+    """An OAI-PMH repository whose records the harvester registers as URN:NBN -> URL mappings:
+    only under ``organisation``'s delegated prefixes, only
+    location URLs that fully match ``url_pattern``. ``next_from`` is the datestamp the next
+    incremental harvest asks ``from=``, in the repository's ``granularity``."""
+
+    id: int
+    name: str
+    base_url: str
+    organisation: str
+    url_pattern: str
+    set_spec: str | None = None
+    granularity: str | None = None
+    next_from: str | None = None
+    harvested: datetime | None = None
+    created: datetime | None = None

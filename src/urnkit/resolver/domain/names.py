@@ -1,0 +1,152 @@
+"""URN:NBN names: parsing, delegated prefixes, what may be registered, and new names.
+
+RFC 8458 §4.3: sub-namespaces are delegated by the national library; a registrant writes only
+under the prefixes delegated to it.
+
+>>> prefix_of("URN:NBN:FI:Demo-123")
+'fi:demo'
+>>> covers("fi:demo", "fi:demo:sub")
+True
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import asdict
+from typing import Literal
+
+from urnkit.findings import Finding, is_acceptable
+from urnkit.namespaces import nbn, validate
+from urnkit.resolver.domain.errors import InvalidURNError, UnacceptableError
+from urnkit.syntax import URNSyntaxError
+from urnkit.urn import URN
+
+Generator = Literal["sequential", "random"]
+GENERATORS: tuple[Generator, ...] = ("sequential", "random")
+# Douglas Crockford's base-32 alphabet, lower case: digits and letters without i, l, o, u.
+BASE32 = "0123456789abcdefghjkmnpqrstvwxyz"
+RANDOM_LENGTH = 10  # 50 bits: a collision needs ~2^25 URNs in one prefix, and is retried then
+DNB_COUNTRIES = frozenset({"de", "at", "ch"})  # where DNB's check digit is the national rule
+
+
+def parse_urn(text: str) -> URN:
+    """The URN in ``text`` or :class:`InvalidURNError` saying where and why it is not one.
+
+    >>> parse_urn("urn:nbn:fi-x").nid
+    'nbn'
+    """
+    try:
+        return URN.parse(text)
+    except URNSyntaxError as error:
+        raise InvalidURNError.from_syntax_error(error) from None
+
+
+def normalize_prefix(prefix: str) -> str:
+    """A delegated prefix in its stored form: country and sub-namespaces, lower case
+    (RFC 8458 §4.3, "The entire prefix is case insensitive").
+
+    >>> normalize_prefix("FI:Demo")
+    'fi:demo'
+    >>> normalize_prefix("fi-demo")
+    Traceback (most recent call last):
+    ...
+    urnkit.resolver.domain.UnacceptableError: not a URN:NBN prefix: 'fi-demo' (RFC 8458 §4.2: ...)
+    """
+    country, *subnamespaces = prefix.split(":")
+    if (
+        len(country) != 2
+        or not country.isascii()
+        or not country.isalpha()
+        or not all(part.isascii() and part.isalnum() for part in subnamespaces)
+    ):
+        raise UnacceptableError(
+            f"not a URN:NBN prefix: {prefix!r} (RFC 8458 §4.2: a two-letter country code, then "
+            "':'-separated sub-namespaces of letters and digits)"
+        )
+    return prefix.lower()
+
+
+def prefix_of(urn: URN | str) -> str:
+    """The normalized prefix of a URN:NBN; :class:`UnacceptableError` for other namespaces.
+
+    >>> prefix_of("urn:nbn:de:gbv:089-3321752945")
+    'de:gbv:089'
+    """
+    parsed = urn if isinstance(urn, URN) else parse_urn(urn)
+    if parsed.nid.lower() != nbn.NID:
+        raise UnacceptableError(
+            f"this service registers URN:NBNs (RFC 8458) only; the NID is {parsed.nid!r}"
+        )
+    try:
+        return nbn.parse(parsed).prefix.lower()
+    except ValueError as error:
+        raise UnacceptableError(str(error)) from None
+
+
+def covers(delegated: str, prefix: str) -> bool:
+    """Whether a delegated prefix covers ``prefix``: itself or one of its sub-namespaces.
+
+    >>> covers("fi:demo", "fi:demo"), covers("fi:demo", "fi:demox"), covers("fi", "fi:demo")
+    (True, False, True)
+    """
+    return prefix == delegated or prefix.startswith(delegated + ":")
+
+
+def check_registrable(urn: URN) -> list[Finding]:
+    """The warnings of a URN fit to register; :class:`UnacceptableError` with the findings when an
+    error is among them (RFC 8458 §4.2 read strictly: new URN:NBNs have their hyphen).
+
+    >>> check_registrable(URN.parse("urn:nbn:fi-fe2010"))
+    []
+    """
+    prefix_of(urn)  # URN:NBNs only (RFC 8458)
+    if urn.r_component is not None or urn.q_component is not None or urn.f_component is not None:
+        raise UnacceptableError(
+            "register the assigned name alone, without r-, q- or f-components (RFC 8141 §2)",
+            urn=str(urn),
+        )
+    findings = validate(str(urn), strict=True)
+    if not is_acceptable(findings):
+        errors = [f for f in findings if f.severity == "error"]
+        raise UnacceptableError(
+            "; ".join(f"{f.message} (position {f.position}, {f.section})" for f in errors),
+            findings=[asdict(f) for f in findings],
+        )
+    return findings
+
+
+def random_nbn_string() -> str:
+    """Ten random base-32 characters and an ISO/IEC 7064 MOD 37,36 check character, which
+    catches every single wrong character and most (not all) swaps of neighbours.
+
+    >>> s = random_nbn_string()
+    >>> len(s), set(s[:-1]) <= set(BASE32)
+    (11, True)
+    """
+    from stdnum.iso7064 import mod_37_36
+
+    body = "".join(secrets.choice(BASE32) for _ in range(RANDOM_LENGTH))
+    return body + mod_37_36.calc_check_digit(body.upper()).lower()
+
+
+def sequential_nbn_string(value: int) -> str:
+    """The NBN string for the ``value``-th sequential URN of a prefix.
+
+    >>> sequential_nbn_string(42)
+    '42'
+    """
+    return str(value)
+
+
+def assigned_name(prefix: str, nbn_string: str) -> str:
+    """The URN:NBN for ``nbn_string`` in ``prefix``, with DNB's check digit under de/at/ch.
+
+    >>> assigned_name("fi:demo", "7")
+    'urn:nbn:fi:demo-7'
+    >>> assigned_name("de:gbv:089", "332175294")
+    'urn:nbn:de:gbv:089-3321752945'
+    """
+    text = f"urn:nbn:{prefix}-{nbn_string}"
+    if prefix.split(":")[0] in DNB_COUNTRIES:
+        text += nbn.dnb_check_digit(text)
+    return text

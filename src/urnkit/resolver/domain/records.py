@@ -1,0 +1,98 @@
+"""Records and their locations: a registered URN is never deleted, only deactivated.
+
+RFC 8458 §4.1: a URN:NBN, once assigned, "MUST NOT be reused"; records therefore have a status
+(``reserved``, ``active``, ``deactivated``) and are never deleted.
+
+>>> with_q_component("https://example.org/a?x=1#top", "lang=fi")
+'https://example.org/a?x=1&lang=fi#top'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+Status = Literal["reserved", "active", "deactivated"]
+STATUSES: tuple[Status, ...] = ("reserved", "active", "deactivated")
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a resource can be found: lower ``priority`` numbers are tried first.
+
+    >>> Location("https://example.org/x", priority=2, media_type="application/pdf").priority
+    2
+    """
+
+    url: str
+    priority: int = 1
+    label: str | None = None
+    media_type: str | None = None
+
+
+def with_q_component(url: str, q_component: str) -> str:
+    """The locator with a URN's q-component appended to its query (RFC 8141 §2.3.2).
+
+    The q-component becomes the query when the locator has none and is appended after ``&``
+    when it has one; a fragment stays last.
+
+    >>> with_q_component("https://example.org/a", "lang=fi")
+    'https://example.org/a?lang=fi'
+    """
+    if not q_component:
+        return url
+    base, hash_mark, fragment = url.partition("#")
+    _, question_mark, query = base.partition("?")
+    if not question_mark:
+        joiner = "?"
+    elif not query or query.endswith("&"):  # an empty query, or one ending in its separator
+        joiner = ""
+    else:
+        joiner = "&"
+    return f"{base}{joiner}{q_component}{hash_mark}{fragment}"
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A registered URN: never deleted, its ``key`` unique forever (RFC 8458 §4.1)."""
+
+    urn: str
+    key: str
+    prefix: str
+    status: Status
+    owner: str
+    created: datetime
+    updated: datetime
+    locations: tuple[Location, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    successors: tuple[str, ...] = ()
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One change to a record, appended and never altered."""
+
+    at: datetime
+    action: str
+    actor: str
+    record: Mapping[str, Any]
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7396 JSON merge patch: ``null`` removes a member, objects merge, the rest replaces.
+
+    >>> merge_patch({"a": 1, "b": {"c": 2}}, {"a": None, "b": {"d": 3}})
+    {'b': {'c': 2, 'd': 3}}
+    """
+    if not isinstance(patch, dict):
+        return patch
+    result = dict(target) if isinstance(target, dict) else {}
+    for name, value in patch.items():
+        if value is None:
+            result.pop(name, None)
+        else:
+            result[name] = merge_patch(result.get(name), value)
+    return result
