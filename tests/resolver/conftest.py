@@ -35,6 +35,21 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         yield url
 
 
+@pytest.fixture
+def empty_store(database_url: str) -> Iterator[Store]:
+    """A store on a new database without any schema."""
+    store = Store(database_url)
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def store(empty_store: Store) -> Store:
+    """A store on a new database with the current schema."""
+    empty_store.upgrade()
+    return empty_store
+
+
 STATISTICS_INTERVAL = 1  # seconds between flushes of the resolution counts in ``resolver``
 
 

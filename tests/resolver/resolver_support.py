@@ -1,4 +1,5 @@
-"""What the resolver tests share: fresh databases, ``urnkit`` runs, and server processes.
+"""What the resolver tests share: fresh databases, ``urnkit`` runs, server processes, and link
+states written as link checking would write them.
 
 Example::
 
@@ -17,6 +18,7 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from uuid import uuid4
@@ -24,6 +26,8 @@ from uuid import uuid4
 import httpx
 import pytest
 import sqlalchemy as sa
+
+from urnkit.resolver.store import Store, links, url_hash
 
 DATABASES = ("sqlite", "postgresql")
 PG_URL = os.environ.get("URNKIT_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -193,3 +197,21 @@ def statistics_interval(seconds: int) -> Iterator[None]:
             del os.environ["URNKIT_STATISTICS_INTERVAL"]
         else:
             os.environ["URNKIT_STATISTICS_INTERVAL"] = before
+
+
+def mark_links(store: Store, status: str, *urls: str) -> None:
+    """Record ``urls`` as link checking would: in ``links`` with ``status``; then refresh."""
+    with store.transaction() as tx:
+        for url in urls:
+            tx.connection.execute(sa.delete(links).where(links.c.url_hash == url_hash(url)))
+            tx.connection.execute(
+                links.insert().values(
+                    url_hash=url_hash(url),
+                    url=url,
+                    status=status,
+                    failures=0 if status == "ok" else 3,
+                    since=datetime.now(UTC),
+                    checked=datetime.now(UTC),
+                )
+            )
+        tx.links.refresh_targets(set(urls))

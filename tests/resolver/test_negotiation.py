@@ -24,10 +24,9 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from resolver_support import Resolver, urnkit
+from resolver_support import Resolver, mark_links, urnkit
 from test_resolution_contract import BROWSER, JSON, PROBLEM, deactivate, register
 from test_services import links, locations, parse_links, rel, urls
-from test_store import _mark
 
 from urnkit.resolver.resolution_services import accept_header, link_header, negotiate, quality
 from urnkit.resolver.store import Store
@@ -93,7 +92,7 @@ def test_the_redirect_names_the_locations_not_known_broken_best_first(
     anonymous: httpx.Client, urn: str, unique: str, server_database: Store
 ) -> None:
     # RFC 8288 §3: <URI>; rel="alternate" per location, in the order resolution tries them.
-    _mark(server_database, "broken", urls(unique)[0], urls(unique)[2])
+    mark_links(server_database, "broken", urls(unique)[0], urls(unique)[2])
     found = anonymous.get(f"/{urn}?=page=3")
     assert found.headers["location"] == urls(unique)[1] + "?page=3"
     assert rel(found, "alternate") == [urls(unique)[i] + "?page=3" for i in (1, 3)]
@@ -213,8 +212,8 @@ def test_the_landing_page_shows_everything_known_of_a_urn(
         headers={"Content-Type": "application/merge-patch+json"},
     )
     assert patched.status_code == 200, patched.text
-    _mark(server_database, "broken", urls(unique)[1])
-    _mark(server_database, "ok", urls(unique)[0])
+    mark_links(server_database, "broken", urls(unique)[1])
+    mark_links(server_database, "ok", urls(unique)[0])
     response = anonymous.get(f"/{urn}?s=I2C", headers={"Accept": BROWSER})
     assert response.status_code == 200
     page = _page(response)

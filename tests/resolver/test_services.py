@@ -15,9 +15,8 @@ from xml.etree import ElementTree as ET
 
 import httpx
 import pytest
-from resolver_support import Resolver
+from resolver_support import Resolver, mark_links
 from test_resolution_contract import BROWSER, JSON, assert_problem, deactivate, register
-from test_store import _mark
 
 from urnkit.resolver.domain.dublin_core import DC, OAI_DC
 from urnkit.resolver.resolution_services import ALIASES, SERVICES
@@ -192,7 +191,7 @@ def test_i2ls_lists_every_location_in_priority_order(
     assert comments(listed)[:2] == [f"# {urn}", "# priority 1, text/html, Page"]
     assert rel(listed, "alternate") == urls(unique)
     # A link known broken is no locator to use now: it is left to a comment.
-    _mark(server_database, "broken", urls(unique)[0])
+    mark_links(server_database, "broken", urls(unique)[0])
     listed = service(anonymous, "I2Ls", urn)
     assert uris(listed) == urls(unique)[1:]
     assert any(c.startswith("# broken since ") and urls(unique)[0] in c for c in comments(listed))

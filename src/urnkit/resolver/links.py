@@ -19,7 +19,7 @@ Sharing one database: a round of checks runs in one process at a time (the datab
 politeness above holds across server processes, machines and ``urnkit links check`` runs; the
 server's job skips its round while another process runs one, the command waits. Within a
 round, URLs are taken batch by batch, oldest check first, with a conditional UPDATE of
-``links.checked`` (``claim_links``): each is taken once, even by checkers running at once.
+``links.checked`` (``tx.links.claim``): each is taken once, even by checkers running at once.
 
 >>> check = asyncio.run(check_url("ftp://example.org/x"))
 >>> check.verdict, check.detail
@@ -258,9 +258,9 @@ def record_checks(store: Store, checks: list[LinkCheck], summary: Summary) -> No
     with store.transaction() as tx:
         # Locked: a check of the same URL stored meanwhile (urnkit links check --older-than 0
         # beside a server's round) counts after this one, not instead of it.
-        before = tx.link_states((check.url for check in checks), for_update=True)
+        before = tx.links.states((check.url for check in checks), for_update=True)
         states = [next_link_state(before.get(check.url), check) for check in checks]
-        tx.save_link_checks(states, checks)
+        tx.links.save_checks(states, checks)
         changed = set()
         for state in states:
             was = before.get(state.url)
@@ -268,7 +268,7 @@ def record_checks(store: Store, checks: list[LinkCheck], summary: Summary) -> No
                 changed.add(state.url)
                 summary.newly_broken += state.status == "broken"
                 summary.recovered += was is not None and state.status == "ok"
-        summary.rerouted += tx.refresh_targets(changed)
+        summary.rerouted += tx.links.refresh_targets(changed)
     for state in states:
         summary.checked += 1
         summary.ok += state.status == "ok" and state.failures == 0
@@ -306,11 +306,11 @@ async def _check_round(
 
     def seed() -> None:
         with store.transaction() as tx:
-            tx.seed_links()
+            tx.links.seed()
 
     def claim() -> list[str]:
         with store.transaction() as tx:
-            return tx.claim_links(due, batch)
+            return tx.links.claim(due, batch)
 
     await asyncio.to_thread(seed)
     async with Checker(options) as checker:

@@ -273,18 +273,18 @@ class Harvester:
         if set_spec is not None and not SET_SPEC.fullmatch(set_spec):
             raise UnacceptableError(f"{set_spec!r} is not a setSpec (OAI-PMH 2.0 §4.6)")
         with self.service.store.transaction() as tx:
-            organisation_id = tx.organisation_id(organisation)
+            organisation_id = tx.organisations.id(organisation)
             if organisation_id is None:
                 raise NotFoundError(f"no organisation is called {organisation!r}")
-            if not tx.create_oai_source(name, base_url, organisation_id, url_pattern, set_spec):
+            if not tx.oai.create_source(name, base_url, organisation_id, url_pattern, set_spec):
                 raise ConflictError(f"a harvest source called {name!r} exists")
-            return tx.oai_sources([name])[0]
+            return tx.oai.sources([name])[0]
 
     def sources(self, names: Sequence[str] = ()) -> list[HarvestSource]:
         """The sources called ``names`` (all when none are named); :class:`NotFoundError` names
         an unknown one."""
         with self.service.store.snapshot() as tx:
-            found = tx.oai_sources(names)
+            found = tx.oai.sources(names)
         unknown = set(names) - {source.name for source in found}
         if unknown:
             raise NotFoundError(f"no harvest source is called {', '.join(sorted(unknown))}")
@@ -324,7 +324,7 @@ class Harvester:
         report.requests = feed.requests
         assert report.next_from is not None  # pages() yields at least one response
         with self.service.store.transaction() as tx:
-            tx.finish_oai_harvest(source.id, granularity, report.next_from)
+            tx.oai.finish_harvest(source.id, granularity, report.next_from)
         return report
 
     def _store(
@@ -342,13 +342,15 @@ class Harvester:
             return
         actor = f"oai:{source.name}"
         if item.deleted:
-            for record_id, record in tx.records_by_id(
-                tx.oai_item_records(source.id, item.identifier)
+            for record_id, record in tx.records.by_ids(
+                tx.oai.item_records(source.id, item.identifier)
             ):
                 if record.locations and record.status == "active":
                     withdrawn = replace(record, locations=(), updated=now())
-                    tx.update_record(record_id, withdrawn)
-                    tx.append_history([(record_id, "withdrawn", actor, record_json(withdrawn))])
+                    tx.records.update(record_id, withdrawn)
+                    tx.records.append_history(
+                        [(record_id, "withdrawn", actor, record_json(withdrawn))]
+                    )
                     report.withdrawn += 1
             return
         if not item.urns:
@@ -374,7 +376,7 @@ class Harvester:
                 record_ids.append(self._put(tx, source, text, found, item.metadata, report))
             except (InvalidURNError, UnacceptableError, ForbiddenError, ConflictError) as error:
                 report.refused.append(f"{where}: {text}: {error.detail}")
-        tx.add_oai_items(source.id, item.identifier, record_ids)
+        tx.oai.add_items(source.id, item.identifier, record_ids)
 
     def _put(
         self,
@@ -393,9 +395,9 @@ class Harvester:
         self.service._authorize(tx, Principal(source.organisation, "registrant", 0), prefix)
         key = urn.equivalence_key()
         actor = f"oai:{source.name}"
-        record_id = tx.record_id(key, for_update=True)
+        record_id = tx.records.id(key, for_update=True)
         if record_id is None:
-            owner_id = tx.organisation_id(source.organisation)
+            owner_id = tx.organisations.id(source.organisation)
             assert owner_id is not None
             moment = now()
             record = Record(
@@ -409,14 +411,14 @@ class Harvester:
                 locations=found,
                 metadata=harvested,
             )
-            record_id = tx.insert_record(record, owner_id)
+            record_id = tx.records.insert(record, owner_id)
             if record_id is not None:
-                tx.append_history([(record_id, "created", actor, record_json(record))])
+                tx.records.append_history([(record_id, "created", actor, record_json(record))])
                 report.created += 1
                 return record_id
-            record_id = tx.record_id(key, for_update=True)  # created meanwhile: update it
+            record_id = tx.records.id(key, for_update=True)  # created meanwhile: update it
             assert record_id is not None
-        current = tx.record(key)
+        current = tx.records.get(key)
         assert current is not None
         if current.status == "deactivated":
             raise ConflictError(f"{current.urn} is deactivated; a deactivated URN is not written")
@@ -429,8 +431,8 @@ class Harvester:
             report.unchanged += 1
             return record_id
         record = replace(record, updated=now())
-        tx.update_record(record_id, record)
-        tx.append_history([(record_id, "harvested", actor, record_json(record))])
+        tx.records.update(record_id, record)
+        tx.records.append_history([(record_id, "harvested", actor, record_json(record))])
         report.changed += 1
         return record_id
 

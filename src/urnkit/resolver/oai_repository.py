@@ -235,7 +235,7 @@ class Repository:
                 "idDoesNotExist", f"{identifier!r} is not a URN: {error.detail}"
             ) from None
         with self.service.store.snapshot() as tx:
-            record = tx.record(key)
+            record = tx.records.get(key)
         if record is None:
             raise OAIError("idDoesNotExist", f"no URN equivalent to {identifier} is registered")
         return record
@@ -244,7 +244,7 @@ class Repository:
 
     def _identify(self, given: dict[str, str], moment: datetime, base_url: str) -> ET.Element:
         with self.service.store.snapshot() as tx:
-            earliest = tx.earliest_updated() or moment
+            earliest = tx.oai.earliest_datestamp() or moment
         element = ET.Element(f"{{{OAI_PMH}}}Identify")
         for name, text in (
             ("repositoryName", "URN:NBN resolver (urnkit)"),
@@ -311,11 +311,11 @@ class Repository:
             listing = self._first(verb, given, moment)
         with self.service.store.snapshot() as tx:
             if listing.total < 0:  # the first page: count the list
-                total = tx.count_datestamped(listing.set_spec, listing.start, listing.end)
+                total = tx.oai.count_records(listing.set_spec, listing.start, listing.end)
                 listing = _Listing(
                     verb, listing.set_spec, listing.start, listing.end, None, 0, total
                 )
-            page = tx.datestamped_records(
+            page = tx.oai.records(
                 listing.set_spec, listing.start, listing.end, listing.after, self.page_size + 1
             )
         sets = [prefix for prefix, _, _ in self.service.prefixes()]

@@ -222,13 +222,13 @@ class ResolutionServices:
         :class:`~urnkit.resolver.domain.NotFoundError` when nothing is registered under it."""
         key = parse_urn(text).equivalence_key()
         with self.service.store.snapshot() as tx:
-            record = tx.record(key)
-            record_id = tx.record_id(key)
+            record = tx.records.get(key)
+            record_id = tx.records.id(key)
             if record is None or record_id is None:
                 raise NotFoundError(f"no URN equivalent to {text} is registered here")
-            states = tx.link_states(location.url for location in record.locations)
-            predecessors = tx.predecessors(key)
-            history = tx.history(record_id)
+            states = tx.links.states(location.url for location in record.locations)
+            predecessors = tx.successions.predecessors(key)
+            history = tx.records.history(record_id)
         return Description(
             record,
             tuple(
@@ -299,8 +299,8 @@ class ResolutionServices:
         key = parse_urn(urn).equivalence_key()
         with self.service.store.snapshot() as tx:
             if relation == "predecessor":
-                return tx.predecessors(key)
-            record = tx.record(key)
+                return tx.successions.predecessors(key)
+            record = tx.records.get(key)
         return [] if record is None else list(record.successors)
 
     @staticmethod

@@ -265,7 +265,7 @@ class Service:
         """The record of a URN (any equivalent spelling)."""
         key = parse_urn(text).equivalence_key()
         with self.store.snapshot() as tx:
-            record = tx.record(key)
+            record = tx.records.get(key)
         if record is None:
             raise NotFoundError(f"no URN equivalent to {text} is registered here")
         return record
@@ -274,10 +274,10 @@ class Service:
         """Every change to the record of a URN, oldest first."""
         key = parse_urn(text).equivalence_key()
         with self.store.snapshot() as tx:
-            record_id = tx.record_id(key)
+            record_id = tx.records.id(key)
             if record_id is None:
                 raise NotFoundError(f"no URN equivalent to {text} is registered here")
-            return tx.history(record_id)
+            return tx.records.history(record_id)
 
     def records(
         self,
@@ -292,7 +292,7 @@ class Service:
         at ``url``: each if given) and the cursor of the next page."""
         normalized = None if prefix is None else normalize_prefix(prefix)
         with self.store.snapshot() as tx:
-            page = tx.records(normalized, cursor, limit + 1, title=title, url=url)
+            page = tx.records.page(normalized, cursor, limit + 1, title=title, url=url)
         more = len(page) > limit
         page = page[:limit]
         return [record for _, record in page], (page[-1][0] if more else None)
@@ -301,7 +301,7 @@ class Service:
         """The public register of delegated prefixes (RFC 8458 §4.3): prefix, organisation,
         generator."""
         with self.store.snapshot() as tx:
-            return tx.prefixes()
+            return tx.organisations.prefixes()
 
     # --- authorization ---------------------------------------------------------------------------
 
@@ -312,7 +312,7 @@ class Service:
                 "this request needs a bearer token (Authorization: Bearer …)"
             )
         with self.store.snapshot() as tx:
-            principal = tx.principal(token)
+            principal = tx.organisations.principal(token)
         if principal is None:
             raise UnauthenticatedError("the bearer token is unknown or revoked")
         return principal
@@ -322,11 +322,13 @@ class Service:
         §4.3), and not under a longer prefix delegated on to another; an admin writes anywhere."""
         if principal.role == "admin":
             return
-        holders = sorted((p, name) for p, name, _ in tx.prefixes() if covers(p, prefix))
+        holders = sorted(
+            (p, name) for p, name, _ in tx.organisations.prefixes() if covers(p, prefix)
+        )
         own = [p for p, name in holders if name == principal.organisation]
         if own and holders[-1][1] == principal.organisation:  # the longest covering prefix
             return
-        mine = [p for p, _, _ in tx.prefixes(principal.organisation)]
+        mine = [p for p, _, _ in tx.organisations.prefixes(principal.organisation)]
         if own:
             holder, name = holders[-1]
             reason = f"{holder!r}, which covers it, is delegated to {name!r}"
@@ -372,19 +374,21 @@ class Service:
         found = check_locations(found)
         key = urn.equivalence_key()
         moment = now()
-        record_id = tx.record_id(key, for_update=True)
+        record_id = tx.records.id(key, for_update=True)
         if record_id is None:
-            owner_id = tx.organisation_id(principal.organisation)
+            owner_id = tx.organisations.id(principal.organisation)
             assert owner_id is not None
             record = Record(str(urn), key, prefix, "active", principal.organisation, moment, moment)
             record = replace(record, locations=found, metadata=dict(metadata))
-            record_id = tx.insert_record(record, owner_id)
+            record_id = tx.records.insert(record, owner_id)
             if record_id is not None:
-                tx.append_history([(record_id, "created", _actor(principal), record_json(record))])
+                tx.records.append_history(
+                    [(record_id, "created", _actor(principal), record_json(record))]
+                )
                 return record, True
-            record_id = tx.record_id(key, for_update=True)  # created meanwhile: replace it
+            record_id = tx.records.id(key, for_update=True)  # created meanwhile: replace it
             assert record_id is not None
-        current = tx.record(key)
+        current = tx.records.get(key)
         assert current is not None
         if current.status == "deactivated":
             raise ConflictError(
@@ -394,8 +398,8 @@ class Service:
         record = replace(
             current, status="active", locations=found, metadata=dict(metadata), updated=moment
         )
-        tx.update_record(record_id, record)
-        tx.append_history([(record_id, "replaced", _actor(principal), record_json(record))])
+        tx.records.update(record_id, record)
+        tx.records.append_history([(record_id, "replaced", _actor(principal), record_json(record))])
         return record, False
 
     def patch(self, principal: Principal, text: str, patch: Mapping[str, Any]) -> Record:
@@ -409,8 +413,8 @@ class Service:
         with self.store.transaction() as tx:
             self._authorize(tx, principal, prefix_of(urn))
             key = urn.equivalence_key()
-            record_id = tx.record_id(key, for_update=True)
-            current = tx.record(key)
+            record_id = tx.records.id(key, for_update=True)
+            current = tx.records.get(key)
             if record_id is None or current is None:
                 raise NotFoundError(f"no URN equivalent to {text} is registered here")
             if current.status == "deactivated":
@@ -427,8 +431,10 @@ class Service:
             if "locations" in patch:
                 found = check_locations(patch["locations"])
             record = replace(current, metadata=metadata, locations=found, updated=now())
-            tx.update_record(record_id, record)
-            tx.append_history([(record_id, "patched", _actor(principal), record_json(record))])
+            tx.records.update(record_id, record)
+            tx.records.append_history(
+                [(record_id, "patched", _actor(principal), record_json(record))]
+            )
             return record
 
     def deactivate(
@@ -442,8 +448,8 @@ class Service:
             raise UnacceptableError("a URN cannot be its own successor")
         with self.store.transaction() as tx:
             self._authorize(tx, principal, prefix_of(urn))
-            record_id = tx.record_id(key, for_update=True)
-            current = tx.record(key)
+            record_id = tx.records.id(key, for_update=True)
+            current = tx.records.get(key)
             if record_id is None or current is None:
                 raise NotFoundError(f"no URN equivalent to {text} is registered here")
             record = replace(
@@ -453,8 +459,10 @@ class Service:
                 successors=tuple(successor_urns),
                 updated=now(),
             )
-            tx.update_record(record_id, record)
-            tx.append_history([(record_id, "deactivated", _actor(principal), record_json(record))])
+            tx.records.update(record_id, record)
+            tx.records.append_history(
+                [(record_id, "deactivated", _actor(principal), record_json(record))]
+            )
             _record_successions(tx, [key])
             return record
 
@@ -466,17 +474,17 @@ class Service:
             raise UnacceptableError(f"count must be between 1 and {MAX_GENERATE}")
         prefix = normalize_prefix(prefix)
         with self.store.transaction() as tx:
-            delegated = {p: (org, gen) for p, org, gen in tx.prefixes()}
+            delegated = {p: (org, gen) for p, org, gen in tx.organisations.prefixes()}
             if prefix not in delegated:
                 raise NotFoundError(f"the prefix {prefix!r} is not delegated here")
             self._authorize(tx, principal, prefix)
             owner, generator = delegated[prefix]
-            owner_id = tx.organisation_id(owner)
+            owner_id = tx.organisations.id(owner)
             assert owner_id is not None
             made: list[Record] = []
             while len(made) < count:
                 if generator == "sequential":
-                    first = tx.take_numbers(prefix, count - len(made))
+                    first = tx.organisations.take_numbers(prefix, count - len(made))
                     strings = [
                         sequential_nbn_string(n) for n in range(first, first + count - len(made))
                     ]
@@ -488,10 +496,10 @@ class Service:
                     record = Record(
                         str(urn), urn.equivalence_key(), prefix, "reserved", owner, moment, moment
                     )
-                    record_id = tx.insert_record(record, owner_id)
+                    record_id = tx.records.insert(record, owner_id)
                     if record_id is not None:  # else taken by hand: draw another
                         made.append(record)
-                        tx.append_history(
+                        tx.records.append_history(
                             [(record_id, "reserved", _actor(principal), record_json(record))]
                         )
             return made
@@ -525,9 +533,9 @@ class Service:
                 results = self._batch(tx, principal, items)
                 body: dict[str, Any] = {"count": len(results), "results": results}
                 if idempotency_key is not None:
-                    owner_id = tx.organisation_id(principal.organisation)
+                    owner_id = tx.organisations.id(principal.organisation)
                     assert owner_id is not None
-                    tx.remember_response(owner_id, idempotency_key, request_hash, 200, body)
+                    tx.records.remember_response(owner_id, idempotency_key, request_hash, 200, body)
                 return 200, body
         except sa.exc.IntegrityError:
             if idempotency_key is None:
@@ -571,21 +579,21 @@ class Service:
             except (InvalidURNError, UnacceptableError, ForbiddenError) as error:
                 raise _at(error, number, text) from None
             fresh.setdefault(record.key, (number, record))
-        present = tx.present_keys(list(fresh))
+        present = tx.bulk.present_keys(list(fresh))
         # Rows are inserted, then locked, in one order (by key): two batches sharing records
         # would otherwise deadlock on PostgreSQL, each holding a row the other waits for.
         new = sorted(
             ((n, r) for key, (n, r) in fresh.items() if key not in present),
             key=lambda entry: entry[1].key,
         )
-        owner_id = tx.organisation_id(principal.organisation)
+        owner_id = tx.organisations.id(principal.organisation)
         assert owner_id is not None
-        ids = tx.insert_records([r for _, r in new], {principal.organisation: owner_id})
+        ids = tx.bulk.insert_records([r for _, r in new], {principal.organisation: owner_id})
         inserted = {number: record for number, record in new if record.key in ids}
         for key in sorted(key for key, (n, _) in fresh.items() if n not in inserted):
-            tx.record_id(key, for_update=True)
+            tx.records.id(key, for_update=True)
         actor = _actor(principal)
-        tx.append_history(
+        tx.records.append_history(
             [(ids[r.key], "created", actor, record_json(r)) for r in inserted.values()]
         )
         results = []
@@ -604,9 +612,9 @@ class Service:
         self, principal: Principal, idempotency_key: str, request_hash: str
     ) -> tuple[int, dict[str, Any]] | None:
         with self.store.snapshot() as tx:
-            owner_id = tx.organisation_id(principal.organisation)
+            owner_id = tx.organisations.id(principal.organisation)
             assert owner_id is not None
-            stored = tx.idempotent_response(owner_id, idempotency_key)
+            stored = tx.records.idempotent_response(owner_id, idempotency_key)
         if stored is None:
             return None
         if stored[0] != request_hash:
@@ -624,14 +632,14 @@ class Service:
         if not name or len(name) > 200 or not name.isprintable():
             raise UnacceptableError("an organisation's name is 1 to 200 printable characters")
         with self.store.transaction() as tx:
-            if tx.create_organisation(name) is None:
+            if tx.organisations.create(name) is None:
                 raise ConflictError(f"an organisation called {name!r} exists")
         return name
 
     def organisations(self) -> list[str]:
         """Every organisation's name."""
         with self.store.snapshot() as tx:
-            return [name for name, _ in tx.organisations()]
+            return [name for name, _ in tx.organisations.all()]
 
     def delegate(self, organisation: str, prefix: str, generator: str = "sequential") -> str:
         """Delegate a prefix (country code and sub-namespaces) to an organisation; the
@@ -640,10 +648,10 @@ class Service:
             raise UnacceptableError(f"the generator is one of {', '.join(GENERATORS)}")
         prefix = normalize_prefix(prefix)
         with self.store.transaction() as tx:
-            organisation_id = tx.organisation_id(organisation)
+            organisation_id = tx.organisations.id(organisation)
             if organisation_id is None:
                 raise NotFoundError(f"no organisation is called {organisation!r}")
-            if not tx.delegate(organisation_id, prefix, generator):
+            if not tx.organisations.delegate(organisation_id, prefix, generator):
                 raise ConflictError(f"the prefix {prefix!r} is already delegated")
         return prefix
 
@@ -653,16 +661,16 @@ class Service:
             raise UnacceptableError(f"the role is one of {', '.join(ROLES)}")
         token = "urnkit_" + secrets.token_urlsafe(32)
         with self.store.transaction() as tx:
-            organisation_id = tx.organisation_id(organisation)
+            organisation_id = tx.organisations.id(organisation)
             if organisation_id is None:
                 raise NotFoundError(f"no organisation is called {organisation!r}")
-            tx.create_token(organisation_id, role, token, label or None)
+            tx.organisations.create_token(organisation_id, role, token, label or None)
         return token
 
     def revoke_token(self, token_id: int) -> None:
         """Revoke a token by id; it stops working at once, in every process."""
         with self.store.transaction() as tx:
-            if not tx.revoke_token(token_id):
+            if not tx.organisations.revoke_token(token_id):
                 raise NotFoundError(f"no live token has the id {token_id}")
 
     # --- import and export -----------------------------------------------------------------------
@@ -691,8 +699,8 @@ class Service:
         ((1, 0), (0, 1))
         """
         with self.store.snapshot() as tx:
-            owner_ids = tx.organisation_ids()
-            delegated = [(prefix, name) for prefix, name, _ in tx.prefixes()]
+            owner_ids = tx.organisations.ids()
+            delegated = [(prefix, name) for prefix, name, _ in tx.organisations.prefixes()]
         if owner is not None and owner not in owner_ids:
             raise NotFoundError(f"no organisation is called {owner!r}")
 
@@ -725,9 +733,9 @@ class Service:
             size = prepared_batch.size
             with self.store.transaction() as tx:
                 if prepared_batch.staged is not None:
-                    inserted = tx.import_staged(prepared_batch.staged)
+                    inserted = tx.bulk.import_staged(prepared_batch.staged)
                 else:
-                    inserted = tx.import_batch(
+                    inserted = tx.bulk.import_batch(
                         prepared_batch.records, owner_ids, prepared_batch.documents
                     )
                 _record_successions(tx, prepared_batch.succeeding)
@@ -750,8 +758,8 @@ class Service:
         """The delegated prefixes (RFC 8458 §4.3) as (prefix, organisation, generator, URNs):
         a URN counts for the longest delegated prefix that covers its own."""
         with self.store.snapshot() as tx:
-            delegated = tx.prefixes()
-            by_prefix = tx.record_counts("prefix")
+            delegated = tx.organisations.prefixes()
+            by_prefix = tx.statistics.record_counts("prefix")
         urns = dict.fromkeys((prefix for prefix, _, _ in delegated), 0)
         for prefix, count in by_prefix.items():
             holders = [p for p in urns if covers(p, prefix)]
@@ -762,7 +770,7 @@ class Service:
     def record_counts(self) -> dict[str, int]:
         """How many records there are by status."""
         with self.store.snapshot() as tx:
-            return tx.record_counts("status")
+            return tx.statistics.record_counts("status")
 
     def flush_statistics(self) -> int:
         """Add the resolutions counted in this process since the last flush to the database;
@@ -770,7 +778,7 @@ class Service:
         taken = self.resolutions.take()
         try:
             with self.store.transaction() as tx:
-                tx.add_resolution_counts(taken)
+                tx.statistics.add_resolution_counts(taken)
         except BaseException:
             self.resolutions.give_back(taken)
             raise
@@ -780,7 +788,7 @@ class Service:
         """Resolutions per prefix per day (UTC) for the last ``days`` days, today included,
         the newest first; only what has been flushed (:meth:`flush_statistics`)."""
         with self.store.snapshot() as tx:
-            return tx.resolution_counts(self.statistics_since(days))
+            return tx.statistics.resolution_counts(self.statistics_since(days))
 
     @staticmethod
     def statistics_since(days: int) -> date:
@@ -822,15 +830,15 @@ class Service:
     def link_states(self, urls: Iterable[str]) -> dict[str, LinkState]:
         """What link checking knows of each of ``urls`` (those it has seen), by URL."""
         with self.store.snapshot() as tx:
-            return tx.link_states(urls)
+            return tx.links.states(urls)
 
     def broken_links(self, owner: str | None = None) -> list[BrokenLink]:
         """The locations whose links are broken, of ``owner``'s locations if given (the
         organisation that registered the location), by owner and URN."""
         with self.store.snapshot() as tx:
-            if owner is not None and tx.organisation_id(owner) is None:
+            if owner is not None and tx.organisations.id(owner) is None:
                 raise NotFoundError(f"no organisation is called {owner!r}")
-            return tx.broken_links(owner)
+            return tx.links.broken(owner)
 
     def broken_links_for(
         self, principal: Principal, owner: str | None
@@ -861,8 +869,8 @@ class Service:
         if prefix is not None:
             country = prefix.partition(":")[0]
             with self.store.snapshot() as tx:
-                own = [p for p, _, _ in tx.prefixes() if covers(p, prefix)]
-                entries = [] if own else tx.forwardings(country)
+                own = [p for p, _, _ in tx.organisations.prefixes() if covers(p, prefix)]
+                entries = [] if own else tx.forwarding.entries(country)
             if own:  # under an own prefix: unknown here means unknown
                 raise NotFoundError(unknown, prefix=own[-1])
             if entries:
@@ -887,7 +895,7 @@ class Service:
     def forwardings(self) -> list[Forwarding]:
         """The forwarding table, by country."""
         with self.store.snapshot() as tx:
-            return tx.forwardings()
+            return tx.forwarding.entries()
 
     def set_forwarding(
         self, country: str, url_template: str, note: str | None = None
@@ -898,15 +906,15 @@ class Service:
         if note is not None and (len(note) > 1000 or not note.isprintable()):
             raise UnacceptableError("a note is at most 1,000 printable characters")
         with self.store.transaction() as tx:
-            created = tx.set_forwarding(country, url_template, note or None)
-            [entry] = tx.forwardings(country)
+            created = tx.forwarding.put(country, url_template, note or None)
+            [entry] = tx.forwarding.entries(country)
         return entry, created
 
     def remove_forwarding(self, country: str) -> None:
         """Remove a country's row: its URN:NBNs are no longer forwarded."""
         country = normalize_country(country)
         with self.store.transaction() as tx:
-            if not tx.remove_forwarding(country):
+            if not tx.forwarding.remove(country):
                 raise NotFoundError(f"the forwarding table has no row for {country!r}")
 
     def check_forwarding(
@@ -923,7 +931,7 @@ class Service:
         moment = now()
         with self.store.transaction() as tx:
             for entry, (health, detail) in zip(entries, outcomes, strict=True):
-                tx.record_health(entry.country, health, detail, moment)
+                tx.forwarding.record_health(entry.country, health, detail, moment)
         return [e for e in self.forwardings() if not chosen or e.country in chosen]
 
 
@@ -1002,7 +1010,7 @@ def _import_batch(
     fresh = list(records.values())
     documents = [record_json(r) for r in fresh]
     succeeding = [r.key for r in fresh if r.successors]
-    if postgresql:  # staged here, outside the transaction: see Transaction.import_staged
+    if postgresql:  # staged here, outside the transaction: see BulkImport.import_staged
         return _ImportBatch(
             len(batch), succeeding, staged=stage_import(fresh, owner_ids, documents)
         )
@@ -1221,7 +1229,7 @@ def _record_successions(tx: Transaction, keys: Sequence[str]) -> None:
     """Note who succeeds whom (``successions``) for the deactivated records among ``keys``; a
     successor that is no URN (imported as it was) is nobody's successor."""
     found = []
-    for record_id, urn, successors in tx.named_successors(keys):
+    for record_id, urn, successors in tx.successions.named_successors(keys):
         successor_keys = set()
         for successor in successors:
             try:
@@ -1229,4 +1237,4 @@ def _record_successions(tx: Transaction, keys: Sequence[str]) -> None:
             except InvalidURNError:
                 continue
         found.append((record_id, urn, successor_keys))
-    tx.set_successions(found)
+    tx.successions.replace(found)

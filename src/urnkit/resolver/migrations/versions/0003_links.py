@@ -1,5 +1,5 @@
 """Link checking: an index on ``links.checked``, from which checkers take the URLs due, oldest
-check first (``Transaction.claim_links``).
+check first (``Links.claim``).
 
 Revision ID: links
 Revises: 0002

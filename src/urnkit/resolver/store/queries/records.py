@@ -1,0 +1,276 @@
+"""The records' queries (``tx.records``): a record with its locations, listings, writes, its
+history, and the responses remembered for Idempotency-Keys."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from urnkit.resolver.domain import HistoryEntry, Location, Record
+from urnkit.resolver.store.queries.base import Queries, now, one_of, utc
+from urnkit.resolver.store.queries.links import broken_urls, resolution_targets
+from urnkit.resolver.store.tables import (
+    history,
+    idempotency_keys,
+    locations,
+    organisations,
+    records,
+)
+
+_RECORD_COLUMNS = (
+    records.c.id,
+    records.c.urn,
+    records.c.equivalence_key,
+    records.c.prefix,
+    records.c.status,
+    records.c.metadata,
+    records.c.successors,
+    records.c.note,
+    records.c.created,
+    records.c.updated,
+    organisations.c.name.label("owner"),
+)
+
+
+def _record(row: Any, found: Sequence[Location] = ()) -> Record:
+    return Record(
+        urn=row.urn,
+        key=row.equivalence_key,
+        prefix=row.prefix,
+        status=row.status,
+        owner=row.owner,
+        created=utc(row.created),
+        updated=utc(row.updated),
+        locations=tuple(found),
+        metadata=row.metadata,
+        successors=tuple(row.successors),
+        note=row.note,
+    )
+
+
+def listing_condition(
+    prefix: str | None, start: datetime | None, end: datetime | None
+) -> sa.ColumnElement[bool]:
+    """The records under ``prefix`` (if given) updated in [``start``, ``end``) (either open)."""
+    conditions: list[sa.ColumnElement[bool]] = [sa.true()]
+    if prefix is not None:
+        conditions.append(
+            sa.or_(records.c.prefix == prefix, records.c.prefix.startswith(prefix + ":"))
+        )
+    if start is not None:
+        conditions.append(records.c.updated >= start)
+    if end is not None:
+        conditions.append(records.c.updated < end)
+    return sa.and_(*conditions)
+
+
+def records_where(
+    connection: sa.Connection,
+    condition: sa.ColumnElement[bool],
+    *order: Any,
+    limit: int | None = None,
+) -> list[tuple[int, Record]]:
+    """The records meeting ``condition`` in ``order`` (up to ``limit``), with their locations,
+    each with its row id."""
+    query = sa.select(*_RECORD_COLUMNS).join(organisations).where(condition).order_by(*order)
+    rows = connection.execute(query.limit(limit)).all()
+    found: dict[int, list[Location]] = {row.id: [] for row in rows}
+    for condition in one_of(locations.c.record_id, found, connection.dialect.name):
+        for loc in connection.execute(
+            sa.select(
+                locations.c.record_id,
+                locations.c.url,
+                locations.c.priority,
+                locations.c.label,
+                locations.c.media_type,
+            )
+            .where(condition)
+            .order_by(locations.c.priority, locations.c.id)
+        ):
+            found[loc.record_id].append(Location(loc.url, loc.priority, loc.label, loc.media_type))
+    return [(row.id, _record(row, found[row.id])) for row in rows]
+
+
+class Records(Queries):
+    """The records' queries: ``records``, ``locations``, ``history``, ``idempotency_keys``."""
+
+    __slots__ = ()
+
+    def id(self, key: str, *, for_update: bool = False) -> int | None:
+        """The row id of the record with equivalence key ``key``."""
+        query = sa.select(records.c.id).where(records.c.equivalence_key == key)
+        return self.connection.scalar(query.with_for_update() if for_update else query)
+
+    def get(self, key: str) -> Record | None:
+        """The record with equivalence key ``key``, locations by priority."""
+        row = self.connection.execute(
+            sa.select(*_RECORD_COLUMNS).join(organisations).where(records.c.equivalence_key == key)
+        ).first()
+        if row is None:
+            return None
+        return _record(row, self.locations(row.id))
+
+    def locations(self, record_id: int) -> list[Location]:
+        """The record's locations, highest priority (lowest number) first."""
+        rows = self.connection.execute(
+            sa.select(
+                locations.c.url, locations.c.priority, locations.c.label, locations.c.media_type
+            )
+            .where(locations.c.record_id == record_id)
+            .order_by(locations.c.priority, locations.c.id)
+        )
+        return [Location(row.url, row.priority, row.label, row.media_type) for row in rows]
+
+    def page(
+        self,
+        prefix: str | None,
+        after: int,
+        limit: int,
+        *,
+        title: str | None = None,
+        url: str | None = None,
+    ) -> list[tuple[int, Record]]:
+        """Up to ``limit`` records with row id above ``after``, under ``prefix`` if given,
+        with ``title`` in ``metadata.title`` (case-insensitive; on SQLite for ASCII letters
+        only) and a location at ``url`` if given. The title search reads every record past
+        ``after`` until ``limit`` match: no index serves a substring."""
+        condition = sa.and_(records.c.id > after, listing_condition(prefix, None, None))
+        if title is not None:
+            escaped = title.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            condition = sa.and_(
+                condition,
+                records.c.metadata["title"].as_string().ilike(f"%{escaped}%", escape="\\"),
+            )
+        if url is not None:  # locations.url's index (a hash index on PostgreSQL)
+            condition = sa.and_(
+                condition,
+                records.c.id.in_(sa.select(locations.c.record_id).where(locations.c.url == url)),
+            )
+        return records_where(self.connection, condition, records.c.id, limit=limit)
+
+    def by_ids(self, record_ids: Sequence[int]) -> list[tuple[int, Record]]:
+        """The records with these row ids, with their locations, by id."""
+        return records_where(self.connection, records.c.id.in_(list(record_ids)), records.c.id)
+
+    def insert(self, record: Record, owner_id: int) -> int | None:
+        """Insert a new record and its locations; None (and nothing written) when its
+        equivalence key is taken."""
+        statement = (
+            self._insert(records)
+            .values(
+                equivalence_key=record.key,
+                urn=record.urn,
+                prefix=record.prefix,
+                status=record.status,
+                metadata=dict(record.metadata),
+                successors=list(record.successors),
+                note=record.note,
+                owner_id=owner_id,
+                created=record.created,
+                updated=record.updated,
+                targets=self._targets(record.locations),
+            )
+            .on_conflict_do_nothing()
+            .returning(records.c.id)
+        )
+        record_id: int | None = self.connection.scalar(statement)
+        if record_id is not None:
+            self._insert_locations(record_id, record.locations, owner_id)
+        return record_id
+
+    def update(self, record_id: int, record: Record) -> None:
+        """Replace a record's status, metadata, successors, note and locations."""
+        owner_id = self.connection.scalar(
+            sa.select(records.c.owner_id).where(records.c.id == record_id)
+        )
+        self.connection.execute(
+            sa.update(records)
+            .where(records.c.id == record_id)
+            .values(
+                status=record.status,
+                metadata=dict(record.metadata),
+                successors=list(record.successors),
+                note=record.note,
+                updated=record.updated,
+                targets=self._targets(record.locations),
+            )
+        )
+        self.connection.execute(sa.delete(locations).where(locations.c.record_id == record_id))
+        self._insert_locations(record_id, record.locations, owner_id)
+
+    def _targets(self, found: Sequence[Location]) -> str | None:
+        return resolution_targets(found, broken_urls(self.connection, (loc.url for loc in found)))
+
+    def _insert_locations(
+        self, record_id: int, found: Sequence[Location], owner_id: int | None
+    ) -> None:
+        if found:
+            self.connection.execute(
+                locations.insert(),
+                [
+                    {
+                        "record_id": record_id,
+                        "url": loc.url,
+                        "priority": loc.priority,
+                        "label": loc.label,
+                        "media_type": loc.media_type,
+                        "owner_id": owner_id,
+                    }
+                    for loc in found
+                ],
+            )
+
+    def append_history(self, rows: Sequence[tuple[int, str, str, dict[str, Any]]]) -> None:
+        """Append (record id, action, actor, record as JSON) entries."""
+        if rows:
+            at = now()
+            self.connection.execute(
+                history.insert(),
+                [
+                    {"record_id": rid, "at": at, "action": action, "actor": actor, "record": doc}
+                    for rid, action, actor, doc in rows
+                ],
+            )
+
+    def history(self, record_id: int) -> list[HistoryEntry]:
+        """Every change to a record, oldest first."""
+        rows = self.connection.execute(
+            sa.select(history.c.at, history.c.action, history.c.actor, history.c.record)
+            .where(history.c.record_id == record_id)
+            .order_by(history.c.id)
+        )
+        return [HistoryEntry(utc(r.at), r.action, r.actor, r.record) for r in rows]
+
+    def idempotent_response(
+        self, organisation_id: int, key: str
+    ) -> tuple[str, int, dict[str, Any]] | None:
+        """A stored (request hash, status, body) for an Idempotency-Key, if any."""
+        row = self.connection.execute(
+            sa.select(
+                idempotency_keys.c.request_hash,
+                idempotency_keys.c.status_code,
+                idempotency_keys.c.body,
+            ).where(
+                idempotency_keys.c.organisation_id == organisation_id,
+                idempotency_keys.c.key == key,
+            )
+        ).first()
+        return None if row is None else (row[0], row[1], row[2])
+
+    def remember_response(
+        self, organisation_id: int, key: str, request_hash: str, status: int, body: dict[str, Any]
+    ) -> None:
+        """Store the response to an Idempotency-Key, in the same transaction as its effects."""
+        self.connection.execute(
+            idempotency_keys.insert().values(
+                organisation_id=organisation_id,
+                key=key,
+                request_hash=request_hash,
+                status_code=status,
+                body=body,
+                created=now(),
+            )
+        )

@@ -1,0 +1,114 @@
+"""The database: its connections, the transactions over them, and resolution's lookups."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from functools import partial
+from typing import Literal
+
+from sqlalchemy.pool import StaticPool
+
+from urnkit.resolver.store import locks, schema
+from urnkit.resolver.store.engine import DEFAULT_DATABASE_URL, create_engine
+from urnkit.resolver.store.fast_lookup import (
+    RESOLUTION_QUERY,
+    BatchedLookups,
+    ResolutionRow,
+    SQLiteReaders,
+    autocommit_connection,
+)
+from urnkit.resolver.store.transaction import Transaction
+
+
+class Store:
+    """The database: a pool of connections and the transactions over it.
+
+    >>> store = Store("sqlite://")
+    >>> store.upgrade()
+    >>> with store.transaction() as tx:
+    ...     tx.organisations.create("Demo Library") is not None
+    True
+    """
+
+    def __init__(self, url: str = DEFAULT_DATABASE_URL) -> None:
+        self.url = url
+        self.engine = create_engine(url)
+        dialect = self.engine.dialect
+        # The fast paths of resolution_row_async (see there); None where it falls back.
+        self._lookups: BatchedLookups | None = None
+        self._readers: SQLiteReaders | None = None
+        if dialect.name == "postgresql" and dialect.driver == "psycopg":
+            self._lookups = BatchedLookups(partial(autocommit_connection, self.engine))
+        elif dialect.name == "sqlite" and not isinstance(self.engine.pool, StaticPool):
+            self._readers = SQLiteReaders(self.engine)
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        if self._lookups is not None:
+            self._lookups.close()
+        if self._readers is not None:
+            self._readers.close()
+        self.engine.dispose()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """A write transaction: committed when the block ends, rolled back if it raises."""
+        with self.engine.begin() as connection:
+            yield Transaction(connection)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Transaction]:
+        """A read-only transaction (on SQLite a plain ``BEGIN``, which never blocks writers)."""
+        with self.engine.connect() as connection:
+            connection = connection.execution_options(urnkit_read_only=True)
+            with connection.begin():
+                yield Transaction(connection)
+
+    def resolution_row(self, key: str) -> ResolutionRow | None:
+        """One indexed query for a record's status and targets (see :data:`ResolutionRow`),
+        or None: resolution's read, for synchronous callers."""
+        with self.engine.connect() as connection:
+            connection = connection.execution_options(urnkit_read_only=True)
+            if connection.dialect.name == "postgresql":
+                # One statement needs no transaction: autocommit saves the BEGIN and ROLLBACK
+                # round trips. (On SQLite a read BEGIN costs less than switching modes.)
+                connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+            row = connection.execute(RESOLUTION_QUERY, {"key": key}).first()
+        return None if row is None else (row[0], row[1], row[2], row[3])
+
+    async def resolution_row_async(self, key: str) -> ResolutionRow | None:
+        """:meth:`resolution_row` for the event loop: the hot path of ``GET /{urn}``.
+
+        SQLite runs the query on the event loop (:class:`~.fast_lookup.SQLiteReaders`).
+        PostgreSQL batches the lookups of concurrent requests
+        (:class:`~.fast_lookup.BatchedLookups`): a worker process uses one connection for
+        resolution. Other databases and drivers, and in-memory SQLite, run
+        :meth:`resolution_row` (in a worker thread unless in-memory).
+        """
+        if self._readers is not None:
+            return self._readers.row(key)
+        if self._lookups is not None:
+            return await self._lookups.row(key)
+        if self.engine.dialect.name == "sqlite":  # in memory: one shared connection
+            return self.resolution_row(key)
+        return await asyncio.to_thread(self.resolution_row, key)
+
+    def schema_state(self) -> Literal["empty", "current", "outdated"]:
+        """Whether the database has no schema, the newest one, or one to upgrade."""
+        return schema.schema_state(self.engine)
+
+    def upgrade(self, revision: str = "head") -> None:
+        """Apply the Alembic migrations up to ``revision``."""
+        schema.upgrade(self.engine, revision)
+
+    def lock(self, name: str, *, wait: bool) -> AbstractContextManager[bool]:
+        """Hold the lock ``name`` of this database, shared by every process on any machine
+        using it, while the block runs (:func:`~.locks.lock`).
+
+        >>> with Store("sqlite://").lock("demo", wait=False) as held:
+        ...     held
+        True
+        """
+        return locks.lock(self.engine, name, wait=wait)

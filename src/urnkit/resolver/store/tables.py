@@ -1,0 +1,188 @@
+"""The resolver's tables (SQLAlchemy Core): what the Alembic migrations build.
+
+The schema is created and changed only by the migrations in ``urnkit/resolver/migrations``
+(:meth:`~urnkit.resolver.store.Store.upgrade`); :data:`metadata` describes it for queries and
+must match them (a test compares the two). What keeps data correct lives in the database, never
+only in a process:
+
+* a URN's equivalence key is ``UNIQUE`` — two processes cannot register the same URN twice;
+* sequential generation takes numbers with one ``UPDATE … RETURNING`` on the prefix row, which
+  the database serializes;
+* records and history rows cannot be deleted, history rows cannot be changed (triggers).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+metadata = sa.MetaData()
+_JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+_TIME = sa.DateTime(timezone=True)
+
+organisations = sa.Table(
+    "organisations",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(200), nullable=False, unique=True),
+    sa.Column("created", _TIME, nullable=False),
+)
+prefixes = sa.Table(
+    "prefixes",
+    metadata,
+    sa.Column("prefix", sa.String(200), primary_key=True),
+    sa.Column("organisation_id", sa.ForeignKey("organisations.id"), nullable=False),
+    sa.Column("generator", sa.String(20), nullable=False),
+    sa.Column("next_value", sa.BigInteger, nullable=False),
+    sa.Column("created", _TIME, nullable=False),
+)
+tokens = sa.Table(
+    "tokens",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("organisation_id", sa.ForeignKey("organisations.id"), nullable=False),
+    sa.Column("role", sa.String(20), nullable=False),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("label", sa.String(200)),
+    sa.Column("created", _TIME, nullable=False),
+    sa.Column("revoked", _TIME),
+)
+records = sa.Table(
+    "records",
+    metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True),
+    sa.Column("equivalence_key", sa.String(2000), nullable=False, unique=True),
+    sa.Column("urn", sa.String(2000), nullable=False),
+    sa.Column("prefix", sa.String(200), nullable=False, index=True),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("metadata", _JSON, nullable=False),
+    sa.Column("successors", _JSON, nullable=False),
+    sa.Column("note", sa.Text),
+    sa.Column("owner_id", sa.ForeignKey("organisations.id"), nullable=False),
+    sa.Column("created", _TIME, nullable=False),
+    sa.Column("updated", _TIME, nullable=False),
+    # What resolution redirects to, best first, one URL a line (queries.links.resolution_targets);
+    # NULL when none.
+    sa.Column("targets", sa.Text),
+)
+locations = sa.Table(
+    "locations",
+    metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True),
+    sa.Column("record_id", sa.ForeignKey("records.id"), nullable=False, index=True),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("priority", sa.Integer, nullable=False),
+    sa.Column("label", sa.Text),
+    sa.Column("media_type", sa.String(255)),
+    sa.Column("owner_id", sa.ForeignKey("organisations.id"), nullable=False),
+    # Reverse lookup by URL, and the records a link status change concerns.
+    sa.Index("ix_locations_url", "url", postgresql_using="hash"),
+)
+history = sa.Table(
+    "history",
+    metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True),
+    sa.Column("record_id", sa.ForeignKey("records.id"), nullable=False, index=True),
+    sa.Column("at", _TIME, nullable=False),
+    sa.Column("action", sa.String(20), nullable=False),
+    sa.Column("actor", sa.String(200), nullable=False),
+    sa.Column("record", _JSON, nullable=False),
+)
+idempotency_keys = sa.Table(
+    "idempotency_keys",
+    metadata,
+    sa.Column("organisation_id", sa.ForeignKey("organisations.id"), primary_key=True),
+    sa.Column("key", sa.String(255), primary_key=True),
+    sa.Column("request_hash", sa.String(64), nullable=False),
+    sa.Column("status_code", sa.Integer, nullable=False),
+    sa.Column("body", _JSON, nullable=False),
+    sa.Column("created", _TIME, nullable=False),
+)
+
+# The last known state of each location URL ("ok" or "broken"), keyed by the URL's SHA-256
+# (PostgreSQL's btree keys cannot hold URLs of 4,000 characters), and every check made.
+links = sa.Table(
+    "links",
+    metadata,
+    sa.Column("url_hash", sa.String(64), primary_key=True),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("http_status", sa.Integer),
+    sa.Column("detail", sa.Text),
+    sa.Column("failures", sa.Integer, nullable=False),  # consecutive failed checks
+    sa.Column("since", _TIME, nullable=False),  # when the status last changed
+    sa.Column("checked", _TIME, nullable=False),
+)
+link_checks = sa.Table(
+    "link_checks",
+    metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True),
+    sa.Column("url_hash", sa.ForeignKey("links.url_hash"), nullable=False, index=True),
+    sa.Column("at", _TIME, nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("http_status", sa.Integer),
+    sa.Column("detail", sa.Text),
+)
+# The URLs due for checking, oldest check first (Links.claim).
+sa.Index("ix_links_checked", links.c.checked)
+# Resolutions per delegated prefix per day (UTC), for the statistics page.
+resolution_counts = sa.Table(
+    "resolution_counts",
+    metadata,
+    sa.Column("prefix", sa.String(200), primary_key=True),
+    sa.Column("day", sa.Date, primary_key=True),
+    sa.Column("count", sa.BigInteger, nullable=False),
+)
+# Country code -> national resolver (RFC 8458 §4.4): see urnkit.resolver.forwarding.
+forwarding = sa.Table(
+    "forwarding",
+    metadata,
+    sa.Column("country", sa.String(2), primary_key=True),
+    sa.Column("url_template", sa.Text, nullable=False),
+    sa.Column("health", sa.String(10), nullable=False),  # unknown, up, down
+    sa.Column("checked", _TIME),  # the last health check, None before the first
+    sa.Column("detail", sa.Text),  # what the last health check saw
+    sa.Column("note", sa.Text),
+    sa.Column("updated", _TIME, nullable=False),
+)
+
+# OAI-PMH (migration "oai"): datestamps are records.updated, listed in (updated, id) order; the
+# repositories harvested; which records each source's OAI items gave (a deleted item's header
+# names only its OAI identifier).
+sa.Index("ix_records_updated", records.c.updated, records.c.id)
+oai_sources = sa.Table(
+    "oai_sources",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(200), nullable=False, unique=True),
+    sa.Column("base_url", sa.Text, nullable=False),
+    sa.Column("organisation_id", sa.ForeignKey("organisations.id"), nullable=False),
+    sa.Column("url_pattern", sa.Text, nullable=False),
+    sa.Column("set_spec", sa.String(200)),
+    sa.Column("granularity", sa.String(30)),  # the repository's, from Identify
+    sa.Column("next_from", sa.String(30)),  # the next incremental harvest's from=
+    sa.Column("harvested", _TIME),  # when a harvest last succeeded
+    sa.Column("created", _TIME, nullable=False),
+)
+oai_items = sa.Table(
+    "oai_items",
+    metadata,
+    sa.Column("source_id", sa.ForeignKey("oai_sources.id"), primary_key=True),
+    sa.Column("identifier", sa.String(1000), primary_key=True),
+    sa.Column(
+        "record_id",
+        sa.BigInteger().with_variant(sa.Integer, "sqlite"),
+        sa.ForeignKey("records.id"),
+        primary_key=True,
+    ),
+)
+# Who succeeds whom: a row per successor a deactivated record names (RFC 8458 §4.1), keyed by
+# the successor's equivalence key, registered here or not. Resolution reads a record's
+# predecessors from it in the same query as its targets (fast_lookup.RESOLUTION_QUERY).
+successions = sa.Table(
+    "successions",
+    metadata,
+    sa.Column("successor_key", sa.String(2000), primary_key=True),
+    sa.Column("predecessor_id", sa.ForeignKey("records.id"), primary_key=True),
+    sa.Column("predecessor_urn", sa.String(2000), nullable=False),
+)

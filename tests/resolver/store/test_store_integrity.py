@@ -1,0 +1,217 @@
+"""What the database itself guarantees, on SQLite and PostgreSQL.
+
+* The database itself, not only the code, refuses to delete records (RFC 8458 §4.1: a URN:NBN
+  "MUST NOT be reused") and to change or delete history rows: raw SQL fails.
+* Sequential numbers taken by concurrent transactions never overlap, and a URN's equivalence key
+  is unique even when several transactions insert it at once.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import TypeVar
+from uuid import uuid4
+
+import pytest
+import sqlalchemy as sa
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from store_support import add_organisation, raw_sql, sample_record
+
+from urnkit.resolver.store import Store
+
+T = TypeVar("T")
+THREADS = 6
+DB_SETTINGS = settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def _in_threads(count: int, work: Callable[[int], T]) -> list[T]:
+    """``work(0)`` … ``work(count - 1)`` in threads released together; the results that are not
+    None, in order. An exception in any thread fails the test."""
+    barrier = threading.Barrier(count)
+    results: list[T | None] = [None] * count
+    errors: list[BaseException] = []
+
+    def run(number: int) -> None:
+        try:
+            barrier.wait(timeout=30)
+            results[number] = work(number)
+        except BaseException as error:  # reported below, in the test's thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(thread.is_alive() for thread in threads), "a thread hangs"
+    if errors:
+        raise errors[0]
+    return [result for result in results if result is not None]
+
+
+# --- what the database refuses -------------------------------------------------------------------
+
+
+@pytest.fixture
+def filled(store: Store) -> Store:
+    """The store with one record, its location and two history rows."""
+    with store.transaction() as tx:
+        organisation_id = add_organisation(tx)
+        record_id = tx.records.insert(sample_record("urn:nbn:fi:demo-1"), organisation_id)
+        assert record_id is not None
+        tx.records.append_history(
+            [(record_id, "created", "test", {}), (record_id, "patched", "test", {})]
+        )
+    return store
+
+
+def _count(store: Store, table: str) -> int:
+    with store.engine.connect() as connection:
+        count: int = connection.execute(sa.text(f"SELECT count(*) FROM {table}")).scalar_one()
+        return count
+
+
+def test_the_database_refuses_to_delete_records(filled: Store, subtests: pytest.Subtests) -> None:
+    # RFC 8458 §4.1: "A URN:NBN, once it has been generated from a NBN, MUST NOT be reused", so
+    # its record stays; a raw DELETE fails in the database itself.
+    raw_sql(filled, "DELETE FROM locations")  # locations can go: they are replaced on update
+    for statement in (
+        "DELETE FROM records",
+        "DELETE FROM records WHERE equivalence_key = 'urn:nbn:fi:demo-1'",
+        *(["TRUNCATE records CASCADE"] if filled.engine.dialect.name == "postgresql" else []),
+    ):
+        with subtests.test(statement=statement):
+            with pytest.raises(sa.exc.DBAPIError, match="never deleted"):
+                raw_sql(filled, statement)
+            assert _count(filled, "records") == 1
+    with subtests.test("records can still be updated"):
+        raw_sql(filled, "UPDATE records SET note = 'changed', status = 'deactivated'")
+        with filled.snapshot() as tx:
+            record = tx.records.get("urn:nbn:fi:demo-1")
+        assert record is not None
+        assert (record.note, record.status) == ("changed", "deactivated")
+
+
+def test_the_database_refuses_to_change_history(filled: Store, subtests: pytest.Subtests) -> None:
+    with filled.snapshot() as tx:
+        record_id = tx.records.id("urn:nbn:fi:demo-1")
+        assert record_id is not None
+        before = tx.records.history(record_id)
+    assert [entry.action for entry in before] == ["created", "patched"]
+    for statement in (
+        "UPDATE history SET action = 'rewritten'",
+        "UPDATE history SET record_id = record_id",
+        "DELETE FROM history",
+        "DELETE FROM history WHERE action = 'patched'",
+        # PostgreSQL's TRUNCATE skips row triggers; a statement trigger refuses it.
+        *(["TRUNCATE history"] if filled.engine.dialect.name == "postgresql" else []),
+    ):
+        with subtests.test(statement=statement):
+            with pytest.raises(sa.exc.DBAPIError, match="append-only"):
+                raw_sql(filled, statement)
+            with filled.snapshot() as tx:
+                assert tx.records.history(record_id) == before
+
+
+def test_the_equivalence_key_is_unique(filled: Store) -> None:
+    with filled.transaction() as tx:
+        organisation_id = tx.organisations.id("Library")
+        assert organisation_id is not None
+        assert tx.records.insert(sample_record("urn:nbn:fi:demo-1"), organisation_id) is None
+    with pytest.raises(sa.exc.IntegrityError):
+        raw_sql(
+            filled,
+            "INSERT INTO records (equivalence_key, urn, prefix, status, metadata, successors, "
+            "owner_id, created, updated) SELECT equivalence_key, urn, prefix, status, metadata, "
+            "successors, owner_id, created, updated FROM records",
+        )
+    assert _count(filled, "records") == 1
+
+
+# --- concurrency ---------------------------------------------------------------------------------
+
+
+def test_numbers_follow_on(store: Store) -> None:
+    with store.transaction() as tx:
+        tx.organisations.delegate(add_organisation(tx), "fi:demo", "sequential")
+    with store.transaction() as tx:
+        assert tx.organisations.take_numbers("fi:demo", 3) == 1
+        assert tx.organisations.take_numbers("fi:demo", 1) == 4
+
+    def take_then_fail() -> None:
+        with store.transaction() as tx:
+            assert tx.organisations.take_numbers("fi:demo", 10) == 5
+            raise RuntimeError("rolled back")
+
+    with pytest.raises(RuntimeError):
+        take_then_fail()
+    with store.transaction() as tx:
+        assert (
+            tx.organisations.take_numbers("fi:demo", 2) == 5
+        )  # the rolled-back numbers were not taken
+
+
+@DB_SETTINGS
+@given(counts=st.lists(st.integers(1, 1_000), min_size=1, max_size=6))
+def test_numbers_taken_one_after_another_are_consecutive(store: Store, counts: list[int]) -> None:
+    prefix = f"fi:p{uuid4().hex[:10]}"
+    with store.transaction() as tx:
+        organisation_id = tx.organisations.id("Library") or add_organisation(tx)
+        assert tx.organisations.delegate(organisation_id, prefix, "sequential")
+    firsts = []
+    for count in counts:
+        with store.transaction() as tx:
+            firsts.append(tx.organisations.take_numbers(prefix, count))
+    assert firsts == [1 + sum(counts[:n]) for n in range(len(counts))]
+
+
+def test_concurrent_transactions_take_disjoint_ranges(store: Store) -> None:
+    with store.transaction() as tx:
+        tx.organisations.delegate(add_organisation(tx), "fi:demo", "sequential")
+    rounds = 5
+
+    def take(number: int) -> list[range]:
+        own = Store(store.url)  # a store of its own, as another process would have
+        taken = []
+        try:
+            for round_ in range(rounds):
+                count = 1 + (number + round_) % 4
+                with own.transaction() as tx:
+                    first = tx.organisations.take_numbers("fi:demo", count)
+                    time.sleep(0.002)  # hold the transaction open: the others must wait
+                taken.append(range(first, first + count))
+        finally:
+            own.close()
+        return taken
+
+    ranges = [r for taken in _in_threads(THREADS, take) for r in taken]
+    assert len(ranges) == THREADS * rounds
+    numbers = [n for r in ranges for n in r]
+    assert len(numbers) == len(set(numbers)), "two transactions took the same number"
+    assert sorted(numbers) == list(range(1, len(numbers) + 1))  # and none was skipped
+
+
+def test_concurrent_inserts_of_one_urn_store_it_once(store: Store) -> None:
+    with store.transaction() as tx:
+        add_organisation(tx)
+
+    def insert(number: int) -> int | None:
+        own = Store(store.url)
+        try:
+            with own.transaction() as tx:
+                organisation_id = tx.organisations.id("Library")
+                assert organisation_id is not None
+                # Equivalent spellings: one equivalence key (RFC 8458 §4.3).
+                urn = "urn:nbn:fi:demo-1" if number % 2 else "URN:NBN:FI:DEMO-1"
+                return tx.records.insert(sample_record(urn), organisation_id)
+        finally:
+            own.close()
+
+    ids = _in_threads(THREADS, insert)
+    assert len(ids) == 1
+    assert _count(store, "records") == 1
