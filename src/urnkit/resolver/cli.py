@@ -1,7 +1,7 @@
 """The resolver's commands: ``serve``, ``db``, ``admin``, ``import``, ``export``, ``links`` and
 ``oai``.
 
-A thin adapter over :class:`~urnkit.resolver.service.Service`: it reads flags and files, calls
+A thin adapter over :class:`~urnkit.resolver.services.Services`: it reads flags and files, calls
 the service, and prints. The server's libraries are imported only when a command runs, so the
 core commands work without the ``server`` extra. Example::
 
@@ -41,9 +41,9 @@ def _settings(args: argparse.Namespace) -> Any:
     return dataclasses.replace(base, **flags)
 
 
-def _service(args: argparse.Namespace, *, upgrade: bool = False) -> Any:
+def _services(args: argparse.Namespace, *, upgrade: bool = False) -> Any:
     """The service over the flags' database, its schema checked (or made, with ``upgrade``)."""
-    from urnkit.resolver.service import Service
+    from urnkit.resolver.services import Services
     from urnkit.resolver.store import Store
 
     store = Store(_settings(args).database_url)
@@ -57,7 +57,7 @@ def _service(args: argparse.Namespace, *, upgrade: bool = False) -> Any:
             + ("no schema" if state == "empty" else "an older schema")
             + ": run 'urnkit db upgrade' first"
         )
-    return Service(store)
+    return Services(store)
 
 
 class SchemaError(Exception):
@@ -88,7 +88,7 @@ def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
 
 def _serve(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    _service(args, upgrade=True)
+    _services(args, upgrade=True)
     os.environ["URNKIT_DATABASE_URL"] = settings.database_url  # read by every worker process
     print(f"urnkit resolver: open http://{settings.host}:{settings.port}/", flush=True)
     target = "urnkit.resolver.web:app_from_environment"
@@ -134,19 +134,21 @@ def _db_upgrade(args: argparse.Namespace) -> int:
 
 
 def _admin_create_org(args: argparse.Namespace) -> int:
-    print(_service(args, upgrade=True).create_organisation(args.name))
+    print(_services(args, upgrade=True).admin.create_organisation(args.name))
     return EXIT_OK
 
 
 def _admin_delegate(args: argparse.Namespace) -> int:
-    print(_service(args, upgrade=True).delegate(args.organisation, args.prefix, args.generator))
+    print(
+        _services(args, upgrade=True).admin.delegate(args.organisation, args.prefix, args.generator)
+    )
     return EXIT_OK
 
 
 def _admin_create_token(args: argparse.Namespace) -> int:
-    service = _service(args, upgrade=True)
-    token = service.create_token(args.organisation, args.role, args.label)
-    token_id = service.authenticate(token).token_id
+    services = _services(args, upgrade=True)
+    token = services.admin.create_token(args.organisation, args.role, args.label)
+    token_id = services.access.authenticate(token).token_id
     article = "an" if args.role == "admin" else "a"
     print(
         f"{article} {args.role} token for {args.organisation} (id {token_id}, for revoke-token); "
@@ -157,7 +159,7 @@ def _admin_create_token(args: argparse.Namespace) -> int:
 
 
 def _admin_revoke_token(args: argparse.Namespace) -> int:
-    _service(args).revoke_token(args.token_id)
+    _services(args).admin.revoke_token(args.token_id)
     print(f"token {args.token_id} revoked")
     return EXIT_OK
 
@@ -169,25 +171,27 @@ def _forwarding_line(entry: Any) -> str:
 
 
 def _admin_forwarding_list(args: argparse.Namespace) -> int:
-    for entry in _service(args).forwardings():
+    for entry in _services(args).forwarding.forwardings():
         print(_forwarding_line(entry))
     return EXIT_OK
 
 
 def _admin_forwarding_set(args: argparse.Namespace) -> int:
-    entry, created = _service(args).set_forwarding(args.country, args.url_template, args.note)
+    entry, created = _services(args).forwarding.set_forwarding(
+        args.country, args.url_template, args.note
+    )
     print(("created\t" if created else "replaced\t") + _forwarding_line(entry))
     return EXIT_OK
 
 
 def _admin_forwarding_remove(args: argparse.Namespace) -> int:
-    _service(args).remove_forwarding(args.country)
+    _services(args).forwarding.remove_forwarding(args.country)
     print(f"{args.country.lower()} removed: its URN:NBNs are no longer forwarded")
     return EXIT_OK
 
 
 def _admin_forwarding_check(args: argparse.Namespace) -> int:
-    entries = _service(args).check_forwarding(args.countries, args.timeout)
+    entries = _services(args).forwarding.check_forwarding(args.countries, args.timeout)
     for entry in entries:
         print(f"{entry.country}\t{entry.health}\t{entry.detail}")
     return EXIT_OK if all(entry.health == "up" for entry in entries) else EXIT_INVALID
@@ -250,7 +254,7 @@ def _ndjson_rows(stream: TextIO) -> Iterator[dict[str, Any]]:
 
 
 def _import(args: argparse.Namespace) -> int:
-    service = _service(args)
+    services = _services(args)
     kind = _format_of(args.file, args.format)
     with open(args.file, "rb") as raw, io.TextIOWrapper(raw, "utf-8", newline="") as stream:
         size = os.fstat(raw.fileno()).st_size
@@ -266,7 +270,9 @@ def _import(args: argparse.Namespace) -> int:
                 done["position"] = position
 
         try:
-            imported, skipped = service.import_records(rows, args.owner, args.batch_size, report)
+            imported, skipped = services.transfer.import_records(
+                rows, args.owner, args.batch_size, report
+            )
         except BaseException:
             if progress is not None:
                 progress.clear()
@@ -289,15 +295,15 @@ def _output(name: str) -> AbstractContextManager[IO[str]]:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from urnkit.resolver.service import record_json
+    from urnkit.resolver.services.shapes import record_json
 
-    service = _service(args)
+    services = _services(args)
     kind = args.format or (_format_of(args.output, None) if args.output != "-" else "ndjson")
     with _output(args.output) as out:
         writer = csv.writer(out) if kind == "csv" else None
         if writer is not None:
             writer.writerow(CSV_COLUMNS)
-        for record in service.export_records(args.prefix):
+        for record in services.transfer.export_records(args.prefix):
             row = record_json(record)
             if writer is None:
                 out.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
@@ -341,11 +347,11 @@ def _links_check(args: argparse.Namespace) -> int:
     import asyncio
     import time
 
-    from urnkit.resolver.links import CheckOptions, Summary, check_round
+    from urnkit.resolver.services.link_checker import CheckOptions, Summary, check_round
 
     if args.timeout <= 0:
         raise ValueError("--timeout must be more than 0 seconds")
-    service = _service(args)
+    services = _services(args)
     options = CheckOptions(args.concurrency, args.per_host_interval, args.timeout, args.older_than)
     shown = {"width": 0}
 
@@ -358,7 +364,7 @@ def _links_check(args: argparse.Namespace) -> int:
         shown["width"] = len(line)
 
     summary = asyncio.run(
-        check_round(service.store, options, progress if sys.stderr.isatty() else None)
+        check_round(services.store, options, progress if sys.stderr.isatty() else None)
     )
     assert summary is not None  # it waited for the lock
     if shown["width"]:
@@ -368,9 +374,9 @@ def _links_check(args: argparse.Namespace) -> int:
 
 
 def _links_report(args: argparse.Namespace) -> int:
-    from urnkit.resolver.service import broken_link_json
+    from urnkit.resolver.services.shapes import broken_link_json
 
-    found = [broken_link_json(b) for b in _service(args).broken_links(args.owner)]
+    found = [broken_link_json(b) for b in _services(args).links.broken_links(args.owner)]
     kind = args.format or ("json" if args.output.lower().endswith(".json") else "csv")
     with _output(args.output) as out:
         if kind == "json":
@@ -704,9 +710,10 @@ def _add_forwarding_commands(
 
 
 def _harvester(args: argparse.Namespace) -> Any:
-    from urnkit.resolver.oai_harvest import Harvester
+    from urnkit.resolver.services.harvest import Harvester
 
-    return Harvester(_service(args))
+    services = _services(args)
+    return Harvester(services.store, services.access)
 
 
 def _oai_add_source(args: argparse.Namespace) -> int:
@@ -733,7 +740,7 @@ def _oai_sources(args: argparse.Namespace) -> int:
 
 
 def _oai_harvest(args: argparse.Namespace) -> int:
-    from urnkit.resolver.oai_harvest import HarvestError
+    from urnkit.resolver.services.harvest import HarvestError
 
     harvester = _harvester(args)
     failed = False

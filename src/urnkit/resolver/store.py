@@ -45,7 +45,7 @@ from urnkit.resolver.domain import (
     Principal,
     Record,
 )
-from urnkit.resolver.forwarding import Forwarding, Health
+from urnkit.resolver.forwarding_rules import Forwarding, Health
 
 DEFAULT_DATABASE_URL = "sqlite:///urnkit.db"
 
