@@ -37,7 +37,8 @@ class Settings:
     # Seconds between flushes of the resolutions counted for the statistics (a process killed
     # outright loses at most this many seconds of counts).
     statistics_interval: int = 5
-    # Seconds between rounds of link checking in each server process (0: none; see services/link_checker.py).
+    # Seconds between rounds of link checking in each server process (0: none; see
+    # services/link_checker.py).
     link_check_interval: int = 0
 
     # Resolver discovery by DNS NAPTR (RFC 3404) for URNs the forwarding table does not cover:

@@ -7,7 +7,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
@@ -20,7 +20,6 @@ from urnkit.resolver.domain import (
     NotFoundError,
     Principal,
     Record,
-    ResolverError,
     UnacceptableError,
     assigned_name,
     check_registrable,
@@ -41,7 +40,13 @@ MAX_BATCH = 10_000  # records in one POST /api/v1/urns:batch
 MAX_GENERATE = 1_000  # URNs reserved by one generation request
 
 
-def _at(error: ResolverError, number: int, text: str) -> ResolverError:
+# The refusals of one record of a batch, which say its index.
+Refusal = TypeVar(
+    "Refusal", bound=InvalidURNError | UnacceptableError | ForbiddenError | ConflictError
+)
+
+
+def _at(error: Refusal, number: int, text: str) -> Refusal:
     """``error``, saying it concerns record ``number`` of a batch."""
     error.extensions["index"] = number
     error.detail = f"record {number} ({text}): {error.detail}"
