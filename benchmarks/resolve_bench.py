@@ -23,7 +23,7 @@ for the run and dropped after it):
    organisation the prefix ``fi:bench``.
 2. **Import.** ``--urns`` records ``urn:nbn:fi:bench-1`` … ``urn:nbn:fi:bench-N``, each with one
    location and a small metadata object, are written as NDJSON and imported in-process through
-   what ``urnkit import`` runs (its NDJSON reader and ``Service.import_records``, batches of
+   what ``urnkit import`` runs (its NDJSON reader and ``TransferService.import_records``, batches of
    ``--batch-size``). The time covers reading the file to the last commit; a row is one URN and
    its location (each also gets its history entry). Then ``ANALYZE`` (``VACUUM ANALYZE`` on
    PostgreSQL), untimed: what autovacuum would do after a bulk load.
@@ -195,16 +195,18 @@ def import_records(kind: str, url: str, path: Path, batch_size: int) -> Import:
     import sqlalchemy as sa
 
     from urnkit.resolver.cli.transfer import ndjson_rows  # the reader ``urnkit import`` uses
-    from urnkit.resolver.service import Service
+    from urnkit.resolver.services import Services
     from urnkit.resolver.store import Store
 
     store = Store(url)
     try:
-        service = Service(store)
+        services = Services(store)
         cpu = _importer_cpu(), _postgresql_cpu(kind)
         start = time.perf_counter()
         with open(path, "rb") as raw, io.TextIOWrapper(raw, "utf-8", newline="") as stream:
-            imported, skipped = service.import_records(ndjson_rows(stream), None, batch_size)
+            imported, skipped = services.transfer.import_records(
+                ndjson_rows(stream), None, batch_size
+            )
         seconds = time.perf_counter() - start
         per_row = 1e6 / max(imported, 1)
         importer = (_importer_cpu() - cpu[0]) * per_row

@@ -24,7 +24,9 @@ from resolver_support import (
     set_up_resolver,
     statistics_interval,
 )
+from services_support import Principals, set_up
 
+from urnkit.resolver.services import Services
 from urnkit.resolver.store import Store
 
 
@@ -114,3 +116,18 @@ def server_database(resolver: Resolver) -> Iterator[Store]:
     store = Store(resolver.database_url)
     yield store
     store.close()
+
+
+@pytest.fixture
+def services(database_url: str) -> Iterator[Services]:
+    """The services on a new, empty database (``who`` gives it the schema and its callers)."""
+    store = Store(database_url)
+    yield Services(store)
+    store.close()
+
+
+@pytest.fixture
+def who(services: Services) -> Principals:
+    """The current schema, two organisations with sibling prefixes, and their tokens'
+    principals (:func:`services_support.set_up`)."""
+    return set_up(services)

@@ -25,10 +25,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from resolver_support import Resolver, mark_links, urnkit
+from rfc2483_support import links, locations, parse_links, rel, urls
 from test_resolution_contract import BROWSER, JSON, PROBLEM, deactivate, register
-from test_services import links, locations, parse_links, rel, urls
 
-from urnkit.resolver.resolution_services import accept_header, link_header, negotiate, quality
+from urnkit.resolver.services.rfc2483 import accept_header, link_header, negotiate, quality
 from urnkit.resolver.store import Store
 
 # --- negotiation on /{urn} -------------------------------------------------------------------

@@ -30,7 +30,7 @@ from schemathesis import engine
 from schemathesis.engine import Status, events
 from schemathesis.schemas import BaseSchema
 
-from urnkit.resolver.service import Service
+from urnkit.resolver.services import Services
 from urnkit.resolver.store import Store
 from urnkit.resolver.web import create_app
 
@@ -161,7 +161,7 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(
 def test_published_schema_names_operations_once_and_declares_path_parameters() -> None:
     """Two MUSTs of OpenAPI 3.1 that schemathesis does not check itself, or only by refusing to
     test: operationIds are unique, and each ``{name}`` in a path is a declared path parameter."""
-    document = create_app(Service(Store("sqlite://"))).openapi()
+    document = create_app(Services(Store("sqlite://"))).openapi()
     operations = [
         (method, path, operation)
         for path, item in document["paths"].items()

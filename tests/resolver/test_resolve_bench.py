@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import resolve_bench
 
-from urnkit.resolver.service import Service
+from urnkit.resolver.services import Services
 from urnkit.resolver.store import Store
 
 rates = st.floats(min_value=100, max_value=100_000)
@@ -42,13 +42,13 @@ def test_the_lookup_from_memory_replaces_the_hot_path(
 ) -> None:
     store = Store(f"sqlite:///{tmp_path / 'bench.db'}")
     store.upgrade()
-    service = Service(store)
+    services = Services(store)
     urn = f"URN:NBN:{resolve_bench.PREFIX.upper()}-7"
     # Not registered: forwarded to the national resolver (RFC 8458 §4.4).
-    assert asyncio.run(service.resolve_async(urn)).target == f"https://urn.fi/{urn}"
+    assert asyncio.run(services.resolution.resolve_async(urn)).target == f"https://urn.fi/{urn}"
     monkeypatch.setattr(Store, "resolution_row_async", Store.resolution_row_async)  # restored
     exec(resolve_bench.WITHOUT_LOOKUP % {"prefix": resolve_bench.PREFIX}, {})
-    found = asyncio.run(service.resolve_async(urn))
+    found = asyncio.run(services.resolution.resolve_async(urn))
     # What resolve_bench.write_records stores for record 7: active, at this location.
     assert (found.kind, found.target) == ("redirect", "https://example.org/bench/7")
     store.close()

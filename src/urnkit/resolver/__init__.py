@@ -3,8 +3,8 @@
 Layers, top to bottom (data flows down, nothing imports upwards):
 
 * :mod:`urnkit.resolver.web` — the ASGI application: HTTP in, domain calls, HTTP out.
-* :mod:`urnkit.resolver.service` — the rules: resolve, register, patch, deactivate, generate,
-  authorize. No HTTP, no SQL.
+* :mod:`urnkit.resolver.services` — the rules: resolve, register, patch, deactivate, generate,
+  authorize, one class per area. No HTTP, no SQL.
 * :mod:`urnkit.resolver.store` — the tables (SQLAlchemy Core) and the few queries the service
   needs, one code path for SQLite and PostgreSQL; the schema changes only through the Alembic
   migrations in ``urnkit/resolver/migrations``.

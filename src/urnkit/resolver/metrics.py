@@ -8,11 +8,11 @@ its requests are counted from their outcomes, not by the request middleware (~2 
 passing a resolution through costs it ~0.5 µs). Each server process counts for itself: with
 ``--workers N`` a scrape reaches one of them.
 
->>> from urnkit.resolver.service import Service
+>>> from urnkit.resolver.services import Services
 >>> from urnkit.resolver.store import Store
->>> service = Service(Store("sqlite://"))
->>> service.store.upgrade()
->>> metrics = Metrics(service)
+>>> services = Services(Store("sqlite://"))
+>>> services.store.upgrade()
+>>> metrics = Metrics(services)
 >>> metrics.resolved("redirect")
 >>> print(metrics.exposition().decode())  # doctest: +ELLIPSIS
 # HELP ...
@@ -36,7 +36,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from urnkit.resolver.service import Service
+from urnkit.resolver.services import Services
 
 Outcome = Literal["redirect", "surrogate", "gone", "not_found", "invalid", "error"]
 RESOLUTION_ROUTE = "/{urn:path}"
@@ -54,8 +54,8 @@ _STATUS_CLASS: dict[str, str] = {
 class Metrics(Collector):
     """The counters of one server process and the collector that exposes them."""
 
-    def __init__(self, service: Service) -> None:
-        self.service = service
+    def __init__(self, services: Services) -> None:
+        self.services = services
         self.requests: dict[tuple[str, str], int] = {}
         self.resolutions: dict[str, int] = {}
         self.registry = CollectorRegistry()
@@ -119,7 +119,7 @@ class Metrics(Collector):
         records = GaugeMetricFamily(
             "urnkit_records", "Registered URNs by status (read at scrape time)", labels=["status"]
         )
-        for status, count in sorted(self.service.record_counts().items()):
+        for status, count in sorted(self.services.overview.record_counts().items()):
             records.add_metric([status], count)
         yield records
 

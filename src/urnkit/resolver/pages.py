@@ -19,7 +19,9 @@ from prometheus_client import CONTENT_TYPE_LATEST
 
 from urnkit.resolver.domain import InvalidURNError, UnacceptableError
 from urnkit.resolver.metrics import Metrics
-from urnkit.resolver.service import MAX_STATISTICS_DAYS, Service, record_json
+from urnkit.resolver.services import Services
+from urnkit.resolver.services.overview import MAX_STATISTICS_DAYS
+from urnkit.resolver.services.shapes import record_json
 
 SearchBy = Literal["urn", "url", "title"]
 PAGE_SIZE = 20  # search results on one page
@@ -37,7 +39,7 @@ def search_kind(text: str) -> SearchBy:
     return "title"
 
 
-def add_pages(app: FastAPI, service: Service, templates: Environment, metrics: Metrics) -> None:
+def add_pages(app: FastAPI, services: Services, templates: Environment, metrics: Metrics) -> None:
     """Add ``/``, ``/search``, ``/prefixes``, ``/statistics`` and ``/metrics`` to ``app``."""
 
     def page(template: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -61,7 +63,7 @@ def add_pages(app: FastAPI, service: Service, templates: Environment, metrics: M
         if not text:
             return page("search.html", **context)
         try:
-            found, after = service.search(kind, text, int(cursor or 0), PAGE_SIZE)
+            found, after = services.overview.search(kind, text, int(cursor or 0), PAGE_SIZE)
         except InvalidURNError as error:
             return page("search.html", 400, error=error, **context)
         except UnacceptableError as error:
@@ -73,14 +75,14 @@ def add_pages(app: FastAPI, service: Service, templates: Environment, metrics: M
     @app.get("/prefixes", response_class=HTMLResponse, include_in_schema=False)
     def prefixes() -> HTMLResponse:
         """The public register of delegated prefixes (RFC 8458 §4.3)."""
-        return page("prefixes.html", register=service.register())
+        return page("prefixes.html", register=services.overview.register())
 
     @app.get("/statistics", response_class=HTMLResponse, include_in_schema=False)
     def statistics(
         days: Annotated[int, Query(ge=1, le=MAX_STATISTICS_DAYS)] = STATISTICS_DAYS,
     ) -> HTMLResponse:
         """Resolutions per prefix per day (UTC)."""
-        counts = service.statistics(days)
+        counts = services.overview.statistics(days)
         return page("statistics.html", counts=counts, days=days)
 
     @app.get("/metrics", include_in_schema=False)

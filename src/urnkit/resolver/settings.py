@@ -15,7 +15,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
-from urnkit.resolver.naptr import parse_nameserver
+from urnkit.resolver.services.discovery import parse_nameserver
 from urnkit.resolver.store import DEFAULT_DATABASE_URL
 
 # uvicorn is the default. benchmarks/resolve_bench.py (1,000,000 URNs, 2 CPUs) finds no steady
@@ -37,7 +37,8 @@ class Settings:
     # Seconds between flushes of the resolutions counted for the statistics (a process killed
     # outright loses at most this many seconds of counts).
     statistics_interval: int = 5
-    # Seconds between rounds of link checking in each server process (0: none; see links.py).
+    # Seconds between rounds of link checking in each server process (0: none; see
+    # services/link_checker.py).
     link_check_interval: int = 0
 
     # Resolver discovery by DNS NAPTR (RFC 3404) for URNs the forwarding table does not cover:

@@ -1,13 +1,13 @@
 """The ASGI application: resolution at ``/{urn}``, the registration API under ``/api/v1``.
 
-A thin adapter: it reads HTTP, calls :class:`~urnkit.resolver.service.Service`, and writes HTTP.
+A thin adapter: it reads HTTP, calls :class:`~urnkit.resolver.services.Services`, and writes HTTP.
 Errors are RFC 9457 problem details (``application/problem+json``), or a readable page when the
 client asks for HTML. The URN is taken from the raw request path, so percent-encoded octets
 reach the URN parser as they were sent (``%2F`` and ``/`` are different URNs, RFC 8141 §3).
 
 Run it with ``urnkit serve``; servers import :func:`app_from_environment` as a factory.
 
->>> app = create_app(Service(Store("sqlite://")))
+>>> app = create_app(Services(Store("sqlite://")))
 >>> app.title
 'urnkit resolver'
 """
@@ -49,32 +49,31 @@ from urnkit.resolver.domain import (
     with_q_component,
 )
 from urnkit.resolver.domain.dublin_core import oai_dc_xml
-from urnkit.resolver.forwarding import forwarding_json
-from urnkit.resolver.links import with_periodic_checks
 from urnkit.resolver.metrics import Metrics
-from urnkit.resolver.naptr import Discovery
-from urnkit.resolver.oai_harvest import Harvester
-from urnkit.resolver.oai_repository import Repository
 from urnkit.resolver.pages import STATISTICS_DAYS, SearchBy, add_pages
-from urnkit.resolver.resolution_services import (
+from urnkit.resolver.services import Services
+from urnkit.resolver.services.discovery import Discovery
+from urnkit.resolver.services.harvest import Harvester
+from urnkit.resolver.services.link_checker import with_periodic_checks
+from urnkit.resolver.services.oai_repository import Repository
+from urnkit.resolver.services.overview import MAX_STATISTICS_DAYS
+from urnkit.resolver.services.records import MAX_BATCH, MAX_GENERATE
+from urnkit.resolver.services.rfc2483 import (
     ALIASES,
-    SERVICES,
+    REQUESTS,
     Description,
-    ResolutionServices,
+    Rfc2483Requests,
     accept_header,
     link_header,
     negotiate,
-    requested_service,
-    service_name,
+    request_name,
+    requested,
     uri_list,
     uri_reference,
 )
-from urnkit.resolver.service import (
-    MAX_BATCH,
-    MAX_GENERATE,
-    MAX_STATISTICS_DAYS,
-    Service,
+from urnkit.resolver.services.shapes import (
     broken_link_json,
+    forwarding_json,
     history_json,
     record_json,
 )
@@ -404,7 +403,7 @@ _FOUND = "urnkit.resolution"
 CEILING_PATH = "/-/redirect"  # the cheapest redirect the server gives (benchmarks' ceiling)
 
 
-def _redirect_front(app: ASGIApp, service: Service, metrics: Metrics) -> ASGIApp:
+def _redirect_front(app: ASGIApp, services: Services, metrics: Metrics) -> ASGIApp:
     """``app``, with resolution's commonest answer given before routing and the framework's
     layers run: the redirect of ``GET`` or ``HEAD /{urn}`` without a query, for a client
     that does not prefer JSON. Whatever else the lookup gives (a surrogate, gone, an error)
@@ -426,7 +425,7 @@ def _redirect_front(app: ASGIApp, service: Service, metrics: Metrics) -> ASGIApp
                 and not _prefers_json(scope)
             ):
                 try:
-                    found = await service.resolve_async(_raw_urn(scope, "/"))
+                    found = await services.resolution.resolve_async(_raw_urn(scope, "/"))
                 except Exception as error:  # the route raises it again, to be answered
                     scope[_FOUND] = error
                 else:
@@ -468,31 +467,31 @@ _bearer = HTTPBearer(auto_error=False, description="An API token from `urnkit ad
 _log = logging.getLogger("urnkit.resolver")
 
 
-async def _flush_statistics(service: Service, interval: float) -> None:
+async def _flush_statistics(services: Services, interval: float) -> None:
     """Add the counted resolutions to the database every ``interval`` seconds, off the loop."""
     while True:
         await asyncio.sleep(interval)
         try:
-            await asyncio.to_thread(service.flush_statistics)
+            await asyncio.to_thread(services.overview.flush_statistics)
         except Exception:  # the database is away: the counts wait for the next flush
             _log.exception("flushing the resolution statistics failed; retrying later")
 
 
-def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
+def create_app(services: Services, statistics_interval: float = 5.0) -> FastAPI:
     """The resolver's ASGI application over ``service``; resolutions counted for the
     statistics are flushed to the database every ``statistics_interval`` seconds and when the
     application shuts down (a process killed outright loses up to one interval of them)."""
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        flushing = asyncio.create_task(_flush_statistics(service, statistics_interval))
+        flushing = asyncio.create_task(_flush_statistics(services, statistics_interval))
         try:
             yield
         finally:
             flushing.cancel()
             with suppress(asyncio.CancelledError):
                 await flushing
-            await asyncio.to_thread(service.flush_statistics)
+            await asyncio.to_thread(services.overview.flush_statistics)
 
     app = FastAPI(
         lifespan=lifespan,
@@ -511,16 +510,16 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         # Off; /metrics serves the numbers.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
-    metrics = Metrics(service)
+    metrics = Metrics(services)
     app.add_middleware(metrics.middleware)
 
     def principal(
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     ) -> Principal:
-        return service.authenticate(credentials.credentials if credentials else None)
+        return services.access.authenticate(credentials.credentials if credentials else None)
 
     def admin(who: Annotated[Principal, Depends(principal)]) -> Principal:
-        service.require_admin(who)
+        services.access.require_admin(who)
         return who
 
     @app.exception_handler(ResolverError)
@@ -544,7 +543,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         return response
 
     authenticated = _problem_responses(401, 403, 422)
-    _forwarding_routes(app, service, admin, authenticated)
+    _forwarding_routes(app, services, admin, authenticated)
 
     # --- the registration API ------------------------------------------------------------------
 
@@ -556,8 +555,8 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
     )
     def history(urn: Annotated[str, Depends(_urn_path("/history"))]) -> dict[str, Any]:
         """Every change to a record, oldest first (append-only)."""
-        record = service.get(urn)
-        entries = [history_json(entry) for entry in service.history(urn)]
+        record = services.records.get(urn)
+        entries = [history_json(entry) for entry in services.records.history(urn)]
         return {"urn": record.urn, "entries": entries}
 
     @app.post(
@@ -573,7 +572,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
     ) -> dict[str, Any]:
         """Deactivate a URN (there is no delete, RFC 8458 §4.1): resolution answers 410 Gone
         and names the successors."""
-        return record_json(service.deactivate(who, urn, body.note, body.successors))
+        return record_json(services.records.deactivate(who, urn, body.note, body.successors))
 
     @app.get(
         "/api/v1/urns/{urn:path}",
@@ -583,7 +582,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
     )
     def get_record(urn: Annotated[str, Depends(_urn_path())]) -> dict[str, Any]:
         """The record of a URN, found by namespace equivalence."""
-        return record_json(service.get(urn))
+        return record_json(services.records.get(urn))
 
     @app.put(
         "/api/v1/urns/{urn:path}",
@@ -602,7 +601,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
     ) -> dict[str, Any]:
         """Create (201) or replace (200) the record of a URN under a delegated prefix."""
         found = [Location(**loc.model_dump()) for loc in body.locations]
-        record, created = service.put(who, urn, found, body.metadata)
+        record, created = services.records.put(who, urn, found, body.metadata)
         response.status_code = 201 if created else 200
         return record_json(record)
 
@@ -658,7 +657,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
                         [{**e, "loc": (*where, *e["loc"])} for e in error.errors()]
                     ) from None
             patch = patch | {"locations": found}
-        return record_json(service.patch(who, urn, patch))
+        return record_json(services.records.patch(who, urn, patch))
 
     @app.get(
         "/api/v1/urns",
@@ -672,7 +671,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict[str, Any]:
         """Records in registration order, under ``prefix`` (and its sub-namespaces) if given."""
-        return _page_json(*service.records(prefix, int(cursor or 0), limit))
+        return _page_json(*services.records.records(prefix, int(cursor or 0), limit))
 
     @app.post(
         "/api/v1/urns:batch",
@@ -695,7 +694,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
             )
             for item in body.records
         ]
-        status, answer = service.batch(who, items, idempotency_key)
+        status, answer = services.records.batch(who, items, idempotency_key)
         return JSONResponse(answer, status_code=status)
 
     @app.post(
@@ -711,7 +710,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         count: Annotated[int, Query(ge=1, le=MAX_GENERATE)] = 1,
     ) -> dict[str, Any]:
         """Generate and reserve the next unused URN:NBN(s) of a delegated prefix."""
-        urns = [record.urn for record in service.generate(who, prefix, count)]
+        urns = [record.urn for record in services.records.generate(who, prefix, count)]
         return {"urn": urns[0], "urns": urns}
 
     @app.get("/api/v1/prefixes", response_model=list[PrefixOut], tags=["prefixes"])
@@ -719,7 +718,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         """The public register of delegated prefixes (RFC 8458 §4.3)."""
         return [
             {"prefix": prefix, "organisation": organisation, "generator": generator}
-            for prefix, organisation, generator in service.prefixes()
+            for prefix, organisation, generator in services.admin.prefixes()
         ]
 
     @app.post(
@@ -731,7 +730,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
     )
     def delegate(body: DelegateIn, _: Annotated[Principal, Depends(admin)]) -> dict[str, str]:
         """Delegate a prefix to an organisation (admin)."""
-        prefix = service.delegate(body.organisation, body.prefix, body.generator)
+        prefix = services.admin.delegate(body.organisation, body.prefix, body.generator)
         return {"prefix": prefix, "organisation": body.organisation, "generator": body.generator}
 
     @app.get(
@@ -742,7 +741,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
     )
     def organisations(_: Annotated[Principal, Depends(admin)]) -> list[dict[str, str]]:
         """Every organisation (admin)."""
-        return [{"name": name} for name in service.organisations()]
+        return [{"name": name} for name in services.admin.organisations()]
 
     @app.post(
         "/api/v1/organisations",
@@ -755,7 +754,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         body: OrganisationIn, _: Annotated[Principal, Depends(admin)]
     ) -> dict[str, str]:
         """Create an organisation (admin)."""
-        return {"name": service.create_organisation(body.name)}
+        return {"name": services.admin.create_organisation(body.name)}
 
     @app.post(
         "/api/v1/organisations/{name}/tokens",
@@ -768,8 +767,8 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         name: str, body: TokenIn, _: Annotated[Principal, Depends(admin)]
     ) -> dict[str, str | int]:
         """A new token for an organisation (admin); shown once."""
-        token = service.create_token(name, body.role, body.label)
-        token_id = service.authenticate(token).token_id
+        token = services.admin.create_token(name, body.role, body.label)
+        token_id = services.access.authenticate(token).token_id
         return {"token": token, "token_id": token_id, "organisation": name, "role": body.role}
 
     @app.post(
@@ -783,7 +782,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         _: Annotated[Principal, Depends(admin)],
     ) -> Response:
         """Revoke a token (admin): it stops working at once, in every server process."""
-        service.revoke_token(token_id)
+        services.admin.revoke_token(token_id)
         return Response(status_code=204)
 
     @app.get(
@@ -809,7 +808,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         if len(chosen) != 1:
             raise UnacceptableError("give exactly one of urn, url and title to search by")
         by, text = chosen[0]
-        return _page_json(*service.search(by, text, int(cursor or 0), limit))
+        return _page_json(*services.overview.search(by, text, int(cursor or 0), limit))
 
     @app.get(
         "/api/v1/statistics",
@@ -822,9 +821,9 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
     ) -> dict[str, Any]:
         """Resolutions per prefix per day (UTC) over the last ``days`` days, today included.
         Each server process adds its counts every few seconds, so the newest are that late."""
-        counts = service.statistics(days)
+        counts = services.overview.statistics(days)
         return {
-            "since": service.statistics_since(days),
+            "since": services.overview.statistics_since(days),
             "counts": [
                 {"prefix": prefix, "day": day, "resolutions": count}
                 for prefix, day, count in counts
@@ -843,7 +842,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
     ) -> dict[str, Any]:
         """The locations whose links link checking found broken (left out of resolution), by
         owner and URN: a registrant sees its organisation's; an admin any ``owner``'s, or all."""
-        chosen, found = service.broken_links_for(who, owner)
+        chosen, found = services.links.broken_links_for(who, owner)
         return {
             "owner": chosen,
             "count": len(found),
@@ -852,8 +851,8 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
 
     # --- OAI-PMH ---------------------------------------------------------------------------------
 
-    repository = Repository(service, Settings.from_environment().oai_admin_email)
-    harvester = Harvester(service)
+    repository = Repository(services.store, Settings.from_environment().oai_admin_email)
+    harvester = Harvester(services.store, services.access)
 
     def source_json(source: HarvestSource) -> dict[str, Any]:
         return {
@@ -917,7 +916,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
 
     # --- pages and resolution ------------------------------------------------------------------
 
-    add_pages(app, service, _templates, metrics)
+    add_pages(app, services, _templates, metrics)
 
     resolution_responses: dict[int | str, dict[str, Any]] = {
         **_problem_responses(400, 404),
@@ -926,7 +925,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         410: {"description": "Gone: deactivated; the Link headers name its successors"},
     }
 
-    services = ResolutionServices(service)
+    rfc2483 = Rfc2483Requests(services.records)
 
     async def resolve_request(request: Request) -> Response:
         text = _raw_urn(request.scope, "/")
@@ -934,7 +933,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         if query:
             if query[:1] in ("+", "="):
                 text = f"{text}?{query}"
-            chosen = requested_service(query)
+            chosen = requested(query)
             if chosen is not None and chosen != "I=I":  # I=I needs two URNs: the default
                 return await asyncio.to_thread(answer_service, request, chosen, text)
         try:
@@ -942,7 +941,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
             if isinstance(resolution, Exception):
                 raise resolution
             if resolution is None:
-                resolution = await service.resolve_async(text)
+                resolution = await services.resolution.resolve_async(text)
         except NotFoundError:
             metrics.resolved("not_found")
             raise
@@ -965,7 +964,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         if resolution.kind == "redirect":
             links = _links(request.scope, resolution.alternates, (), resolution.predecessors)
             headers = {"Link": links, "Vary": "Accept"}
-            active = await asyncio.to_thread(service.get, text)
+            active = await asyncio.to_thread(services.records.get, text)
             return JSONResponse(_record_body(active, resolution.predecessors), headers=headers)
         record = resolution.record
         assert record is not None
@@ -973,18 +972,18 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         headers = {"Link": links, "Vary": "Accept"} if links else {"Vary": "Accept"}
         if resolution.kind == "gone":
             if _wants_html(request):
-                description = await asyncio.to_thread(services.describe, text)
+                description = await asyncio.to_thread(rfc2483.describe, text)
                 return _record_page(description, 410, headers)
             return _gone_problem(record, resolution.predecessors, headers)
         if _prefers_json(request.scope):
             return JSONResponse(_record_body(record, resolution.predecessors), headers=headers)
-        description = await asyncio.to_thread(services.describe, text)
+        description = await asyncio.to_thread(rfc2483.describe, text)
         return _record_page(description, 200, headers)
 
     def answer_service(request: Request, name: str, text: str) -> Response:
         """The answer of the RFC 2483 service ``name`` for the URN in ``text`` (not I=I)."""
         urn = parse_urn(text)
-        description = services.describe(text)
+        description = rfc2483.describe(text)
         record = description.record
         alternates = [loc.url for loc in description.usable]
         if urn.q_component:  # RFC 8141 §2.3.2: passed to every locator
@@ -1001,7 +1000,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         if name in ("I2L", "I2R"):
             choices = list(description.usable)
             if name == "I2R":
-                choices = services.ranked(description, accept)
+                choices = rfc2483.ranked(description, accept)
             if not description.usable:
                 raise NotFoundError(
                     f"{record.urn} is registered ({record.status}) but has no location at "
@@ -1015,7 +1014,7 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         if name in ("I2Ls", "I2Rs"):
             chosen = description.usable
             if name == "I2Rs":
-                chosen = tuple(services.ranked(description, accept))
+                chosen = tuple(rfc2483.ranked(description, accept))
                 if description.usable and not chosen:
                     _not_acceptable(description)
             entries: list[tuple[str | None, str | None]] = [(None, record.urn)]
@@ -1047,23 +1046,23 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
         if name == "I2Cs":
             return _xml_response(record, "application/xml", headers)
         if name == "I2N":
-            return _uri_list_response([(services.current(text), None)], headers)
+            return _uri_list_response([(rfc2483.current(text), None)], headers)
         assert name == "I2Ns"
         return _uri_list_response(
-            [(urn, relation) for urn, relation in services.related(text)], headers
+            [(urn, relation) for urn, relation in rfc2483.related(text)], headers
         )
 
     async def uri_res_request(request: Request) -> Response:
         """RFC 2169 §2's convention: ``/uri-res/{service}?{urn}``, the query the URN as sent
         (RFC 2483 §4 services; I=I takes ``{urn}&{urn}``)."""
         name = request.path_params["name"]
-        chosen = service_name(name)
+        chosen = request_name(name)
         if chosen is None:
             raise NotFoundError(
                 f"no resolution service is called {name!r} here; the services are "
-                f"{', '.join(SERVICES)} (RFC 2483 §4), also under their RFC 2169 names "
+                f"{', '.join(REQUESTS)} (RFC 2483 §4), also under their RFC 2169 names "
                 f"{', '.join(ALIASES)}",
-                services=list(SERVICES),
+                services=list(REQUESTS),
                 aliases=ALIASES,
             )
         text = _decoded_if_whole(request.scope.get("query_string", b"").decode("latin-1"))
@@ -1075,14 +1074,14 @@ def create_app(service: Service, statistics_interval: float = 5.0) -> FastAPI:
                 position=0,
             )
         if chosen == "I=I":
-            equal = ResolutionServices.equivalent(text)
+            equal = Rfc2483Requests.equivalent(text)
             return PlainTextResponse("true" if equal else "false")
         return await asyncio.to_thread(answer_service, request, chosen, text)
 
     # Resolution's route: a plain Starlette route, async, tried first (see _URNRoute), for
     # what the front leaves (queries, JSON, answers other than a redirect). The routes below
     # answer the paths it leaves (not beginning with "urn:") and describe it.
-    app.add_middleware(_redirect_front, service=service, metrics=metrics)
+    app.add_middleware(_redirect_front, services=services, metrics=metrics)
     app.router.routes[:0] = [
         _URNRoute("/{urn:path}", resolve_request, methods=["GET", "HEAD"]),
         Route("/uri-res/{name}", uri_res_request, methods=["GET", "HEAD"]),
@@ -1137,7 +1136,7 @@ class ForwardingOut(BaseModel):
 
 def _forwarding_routes(
     app: FastAPI,
-    service: Service,
+    services: Services,
     admin: Callable[..., Principal],
     authenticated: dict[int | str, dict[str, Any]],
 ) -> None:
@@ -1147,7 +1146,7 @@ def _forwarding_routes(
     @app.get("/api/v1/forwarding", response_model=list[ForwardingOut], tags=["forwarding"])
     def list_forwarding() -> list[dict[str, Any]]:
         """Where URN:NBNs of other countries are forwarded (RFC 8458 §4.4), by country."""
-        return [forwarding_json(entry) for entry in service.forwardings()]
+        return [forwarding_json(entry) for entry in services.forwarding.forwardings()]
 
     @app.put(
         "/api/v1/forwarding/{country}",
@@ -1165,7 +1164,7 @@ def _forwarding_routes(
     ) -> dict[str, Any]:
         """Create (201) or replace (200) a country's resolver (admin): an https URL template
         with one ``{urn}``, in its path or its query."""
-        entry, created = service.set_forwarding(country, body.url_template, body.note)
+        entry, created = services.forwarding.set_forwarding(country, body.url_template, body.note)
         response.status_code = 201 if created else 200
         return forwarding_json(entry)
 
@@ -1179,7 +1178,7 @@ def _forwarding_routes(
         country: Annotated[str, country_path], _: Annotated[Principal, Depends(admin)]
     ) -> Response:
         """Remove a country's resolver (admin): its URN:NBNs are then not found here."""
-        service.remove_forwarding(country)
+        services.forwarding.remove_forwarding(country)
         return Response(status_code=204)
 
 
@@ -1303,7 +1302,7 @@ def app_from_environment() -> FastAPI:
         if settings.dns_discovery
         else None
     )
-    app = create_app(Service(store, discovery), settings.statistics_interval)
+    app = create_app(Services(store, discovery), settings.statistics_interval)
     if settings.link_check_interval:
         app.router.lifespan_context = with_periodic_checks(
             app.router.lifespan_context, store, settings.link_check_interval

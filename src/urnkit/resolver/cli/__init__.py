@@ -1,7 +1,7 @@
 """The resolver's commands: ``serve``, ``db``, ``admin``, ``import``, ``export``, ``links`` and
 ``oai``, one module per group of commands.
 
-A thin adapter over :class:`~urnkit.resolver.service.Service`: it reads flags and files, calls
+A thin adapter over :class:`~urnkit.resolver.services.Services`: it reads flags and files, calls
 the service, and prints. The server's libraries are imported only when a command runs, so the
 core commands work without the ``server`` extra. Example::
 

@@ -7,7 +7,7 @@ import argparse
 
 from urnkit.commandline import EXIT_OK, Commands, Help, group
 from urnkit.resolver.cli import forwarding
-from urnkit.resolver.cli.common import REFUSED, add, database_flag, service_for
+from urnkit.resolver.cli.common import REFUSED, add, database_flag, services_for
 
 _CREATE_ORG = Help(
     "Create an organisation that can hold prefixes and tokens.",
@@ -35,19 +35,23 @@ _REVOKE_TOKEN = Help(
 
 
 def _create_org(args: argparse.Namespace) -> int:
-    print(service_for(args, upgrade=True).create_organisation(args.name))
+    print(services_for(args, upgrade=True).admin.create_organisation(args.name))
     return EXIT_OK
 
 
 def _delegate(args: argparse.Namespace) -> int:
-    print(service_for(args, upgrade=True).delegate(args.organisation, args.prefix, args.generator))
+    print(
+        services_for(args, upgrade=True).admin.delegate(
+            args.organisation, args.prefix, args.generator
+        )
+    )
     return EXIT_OK
 
 
 def _create_token(args: argparse.Namespace) -> int:
-    service = service_for(args, upgrade=True)
-    token = service.create_token(args.organisation, args.role, args.label)
-    token_id = service.authenticate(token).token_id
+    services = services_for(args, upgrade=True)
+    token = services.admin.create_token(args.organisation, args.role, args.label)
+    token_id = services.access.authenticate(token).token_id
     article = "an" if args.role == "admin" else "a"
     print(
         f"{article} {args.role} token for {args.organisation} (id {token_id}, for revoke-token); "
@@ -58,7 +62,7 @@ def _create_token(args: argparse.Namespace) -> int:
 
 
 def _revoke_token(args: argparse.Namespace) -> int:
-    service_for(args).revoke_token(args.token_id)
+    services_for(args).admin.revoke_token(args.token_id)
     print(f"token {args.token_id} revoked")
     return EXIT_OK
 

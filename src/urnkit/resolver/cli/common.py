@@ -17,7 +17,7 @@ from typing import IO, TYPE_CHECKING
 from urnkit.commandline import EXIT_INVALID, EXIT_USAGE, Commands, Help, Run, command, fail
 
 if TYPE_CHECKING:
-    from urnkit.resolver.service import Service
+    from urnkit.resolver.services import Services
     from urnkit.resolver.settings import Settings
 
 REFUSED = (
@@ -46,9 +46,9 @@ def settings_for(args: argparse.Namespace) -> Settings:
     return dataclasses.replace(base, **flags)
 
 
-def service_for(args: argparse.Namespace, *, upgrade: bool = False) -> Service:
+def services_for(args: argparse.Namespace, *, upgrade: bool = False) -> Services:
     """The service over the flags' database, its schema checked (or made, with ``upgrade``)."""
-    from urnkit.resolver.service import Service
+    from urnkit.resolver.services import Services
     from urnkit.resolver.store import Store
 
     store = Store(settings_for(args).database_url)
@@ -62,7 +62,7 @@ def service_for(args: argparse.Namespace, *, upgrade: bool = False) -> Service:
             + ("no schema" if state == "empty" else "an older schema")
             + ": run 'urnkit db upgrade' first"
         )
-    return Service(store)
+    return Services(store)
 
 
 def guarded(run: Run) -> Run:

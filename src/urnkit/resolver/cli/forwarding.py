@@ -7,10 +7,10 @@ import argparse
 from typing import TYPE_CHECKING
 
 from urnkit.commandline import EXIT_INVALID, EXIT_OK, Commands, Help, group
-from urnkit.resolver.cli.common import REFUSED, add, database_flag, service_for
+from urnkit.resolver.cli.common import REFUSED, add, database_flag, services_for
 
 if TYPE_CHECKING:
-    from urnkit.resolver.forwarding import Forwarding
+    from urnkit.resolver.domain.forwarding import Forwarding
 
 
 _LIST = Help(
@@ -47,25 +47,27 @@ def _line(entry: Forwarding) -> str:
 
 
 def _list(args: argparse.Namespace) -> int:
-    for entry in service_for(args).forwardings():
+    for entry in services_for(args).forwarding.forwardings():
         print(_line(entry))
     return EXIT_OK
 
 
 def _set(args: argparse.Namespace) -> int:
-    entry, created = service_for(args).set_forwarding(args.country, args.url_template, args.note)
+    entry, created = services_for(args).forwarding.set_forwarding(
+        args.country, args.url_template, args.note
+    )
     print(("created\t" if created else "replaced\t") + _line(entry))
     return EXIT_OK
 
 
 def _remove(args: argparse.Namespace) -> int:
-    service_for(args).remove_forwarding(args.country)
+    services_for(args).forwarding.remove_forwarding(args.country)
     print(f"{args.country.lower()} removed: its URN:NBNs are no longer forwarded")
     return EXIT_OK
 
 
 def _check(args: argparse.Namespace) -> int:
-    entries = service_for(args).check_forwarding(args.countries, args.timeout)
+    entries = services_for(args).forwarding.check_forwarding(args.countries, args.timeout)
     for entry in entries:
         print(f"{entry.country}\t{entry.health}\t{entry.detail}")
     return EXIT_OK if all(entry.health == "up" for entry in entries) else EXIT_INVALID

@@ -8,7 +8,7 @@ import json
 import sys
 
 from urnkit.commandline import EXIT_OK, Commands, Help, count, group
-from urnkit.resolver.cli.common import REFUSED, add, database_flag, output, service_for
+from urnkit.resolver.cli.common import REFUSED, add, database_flag, output, services_for
 
 REPORT_FORMATS = ("csv", "json")
 REPORT_COLUMNS = (
@@ -46,11 +46,11 @@ def _check(args: argparse.Namespace) -> int:
     import asyncio
     import time
 
-    from urnkit.resolver.links import CheckOptions, Summary, check_round
+    from urnkit.resolver.services.link_checker import CheckOptions, Summary, check_round
 
     if args.timeout <= 0:
         raise ValueError("--timeout must be more than 0 seconds")
-    service = service_for(args)
+    services = services_for(args)
     options = CheckOptions(args.concurrency, args.per_host_interval, args.timeout, args.older_than)
     shown = {"width": 0}
 
@@ -63,7 +63,7 @@ def _check(args: argparse.Namespace) -> int:
         shown["width"] = len(line)
 
     summary = asyncio.run(
-        check_round(service.store, options, progress if sys.stderr.isatty() else None)
+        check_round(services.store, options, progress if sys.stderr.isatty() else None)
     )
     assert summary is not None  # it waited for the lock
     if shown["width"]:
@@ -73,9 +73,9 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from urnkit.resolver.service import broken_link_json
+    from urnkit.resolver.services.shapes import broken_link_json
 
-    found = [broken_link_json(b) for b in service_for(args).broken_links(args.owner)]
+    found = [broken_link_json(b) for b in services_for(args).links.broken_links(args.owner)]
     kind = args.format or ("json" if args.output.lower().endswith(".json") else "csv")
     with output(args.output) as out:
         if kind == "json":

@@ -7,10 +7,10 @@ import sys
 from typing import TYPE_CHECKING
 
 from urnkit.commandline import EXIT_INVALID, EXIT_OK, Commands, Help, group
-from urnkit.resolver.cli.common import REFUSED, add, database_flag, service_for
+from urnkit.resolver.cli.common import REFUSED, add, database_flag, services_for
 
 if TYPE_CHECKING:
-    from urnkit.resolver.oai_harvest import Harvester
+    from urnkit.resolver.services.harvest import Harvester
 
 
 _ADD_SOURCE = Help(
@@ -37,9 +37,10 @@ _HARVEST = Help(
 
 
 def _harvester(args: argparse.Namespace) -> Harvester:
-    from urnkit.resolver.oai_harvest import Harvester
+    from urnkit.resolver.services.harvest import Harvester
 
-    return Harvester(service_for(args))
+    services = services_for(args)
+    return Harvester(services.store, services.access)
 
 
 def _add_source(args: argparse.Namespace) -> int:
@@ -66,7 +67,7 @@ def _sources(args: argparse.Namespace) -> int:
 
 
 def _harvest(args: argparse.Namespace) -> int:
-    from urnkit.resolver.oai_harvest import HarvestError
+    from urnkit.resolver.services.harvest import HarvestError
 
     harvester = _harvester(args)
     failed = False

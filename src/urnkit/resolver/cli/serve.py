@@ -6,7 +6,7 @@ import argparse
 import os
 
 from urnkit.commandline import EXIT_OK, Commands, Help, count
-from urnkit.resolver.cli.common import REFUSED, add, database_flag, service_for, settings_for
+from urnkit.resolver.cli.common import REFUSED, add, database_flag, services_for, settings_for
 
 _SERVE = Help(
     "Run the URN:NBN resolver (RFC 8458 §4.4) and its registration API over HTTP.",
@@ -19,7 +19,7 @@ _SERVE = Help(
 
 def _serve(args: argparse.Namespace) -> int:
     settings = settings_for(args)
-    service_for(args, upgrade=True)
+    services_for(args, upgrade=True)
     os.environ["URNKIT_DATABASE_URL"] = settings.database_url  # read by every worker process
     print(f"urnkit resolver: open http://{settings.host}:{settings.port}/", flush=True)
     target = "urnkit.resolver.web:app_from_environment"

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, TextIO
 
 from urnkit.commandline import EXIT_OK, Commands, Help, Progress, count
-from urnkit.resolver.cli.common import REFUSED, add, database_flag, output, service_for
+from urnkit.resolver.cli.common import REFUSED, add, database_flag, output, services_for
 
 EXPORT_FORMATS = ("ndjson", "csv")
 CSV_COLUMNS = ("urn", "status", "locations", "metadata", "successors", "note", "created", "updated")
@@ -89,7 +89,7 @@ def ndjson_rows(stream: TextIO) -> Iterator[dict[str, Any]]:
 
 
 def _import(args: argparse.Namespace) -> int:
-    service = service_for(args)
+    services = services_for(args)
     kind = _format_of(args.file, args.format)
     with open(args.file, "rb") as raw, io.TextIOWrapper(raw, "utf-8", newline="") as stream:
         size = os.fstat(raw.fileno()).st_size
@@ -105,7 +105,9 @@ def _import(args: argparse.Namespace) -> int:
                 done["position"] = position
 
         try:
-            imported, skipped = service.import_records(rows, args.owner, args.batch_size, report)
+            imported, skipped = services.transfer.import_records(
+                rows, args.owner, args.batch_size, report
+            )
         except BaseException:
             if progress is not None:
                 progress.clear()
@@ -122,15 +124,15 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from urnkit.resolver.service import record_json
+    from urnkit.resolver.services.shapes import record_json
 
-    service = service_for(args)
+    services = services_for(args)
     kind = args.format or (_format_of(args.output, None) if args.output != "-" else "ndjson")
     with output(args.output) as out:
         writer = csv.writer(out) if kind == "csv" else None
         if writer is not None:
             writer.writerow(CSV_COLUMNS)
-        for record in service.export_records(args.prefix):
+        for record in services.transfer.export_records(args.prefix):
             row = record_json(record)
             if writer is None:
                 out.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")

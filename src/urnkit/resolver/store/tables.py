@@ -133,7 +133,7 @@ resolution_counts = sa.Table(
     sa.Column("day", sa.Date, primary_key=True),
     sa.Column("count", sa.BigInteger, nullable=False),
 )
-# Country code -> national resolver (RFC 8458 §4.4): see urnkit.resolver.forwarding.
+# Country code -> national resolver (RFC 8458 §4.4): see urnkit.resolver.domain.forwarding.
 forwarding = sa.Table(
     "forwarding",
     metadata,

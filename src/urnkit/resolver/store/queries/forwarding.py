@@ -7,7 +7,7 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
-from urnkit.resolver.forwarding import Forwarding, Health
+from urnkit.resolver.domain.forwarding import Forwarding, Health
 from urnkit.resolver.store.queries.base import Queries, now, utc
 from urnkit.resolver.store.tables import forwarding
 

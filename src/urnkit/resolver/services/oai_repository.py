@@ -40,8 +40,7 @@ from urnkit.resolver.domain.dublin_core import (
     XSI,
     oai_dc_element,
 )
-from urnkit.resolver.service import Service
-from urnkit.resolver.store import now
+from urnkit.resolver.store import Store, now
 
 PAGE_SIZE = 100
 ET.register_namespace("", OAI_PMH)  # the responses' default namespace, as the spec's examples
@@ -74,7 +73,7 @@ def parse_datestamp(text: str) -> tuple[datetime, bool]:
     >>> parse_datestamp("2026-01-02T03:04Z")
     Traceback (most recent call last):
     ...
-    urnkit.resolver.oai_repository.OAIError: ...
+    urnkit.resolver.services.oai_repository.OAIError: ...
     """
     for layout, day in (("%Y-%m-%d", True), ("%Y-%m-%dT%H:%M:%SZ", False)):
         if len(text) == (10 if day else 20):
@@ -149,11 +148,11 @@ class _Listing:
 
 
 class Repository:
-    """OAI-PMH over a :class:`~urnkit.resolver.service.Service`: :meth:`respond` turns a
-    request's arguments into the response document."""
+    """OAI-PMH over a store's records: :meth:`respond` turns a request's arguments into the
+    response document."""
 
-    def __init__(self, service: Service, admin_email: str, page_size: int = PAGE_SIZE) -> None:
-        self.service = service
+    def __init__(self, store: Store, admin_email: str, page_size: int = PAGE_SIZE) -> None:
+        self.store = store
         self.admin_email = admin_email
         self.page_size = page_size
 
@@ -234,7 +233,7 @@ class Repository:
             raise OAIError(
                 "idDoesNotExist", f"{identifier!r} is not a URN: {error.detail}"
             ) from None
-        with self.service.store.snapshot() as tx:
+        with self.store.snapshot() as tx:
             record = tx.records.get(key)
         if record is None:
             raise OAIError("idDoesNotExist", f"no URN equivalent to {identifier} is registered")
@@ -243,7 +242,7 @@ class Repository:
     # --- the verbs (§4) ------------------------------------------------------------------------
 
     def _identify(self, given: dict[str, str], moment: datetime, base_url: str) -> ET.Element:
-        with self.service.store.snapshot() as tx:
+        with self.store.snapshot() as tx:
             earliest = tx.oai.earliest_datestamp() or moment
         element = ET.Element(f"{{{OAI_PMH}}}Identify")
         for name, text in (
@@ -273,10 +272,15 @@ class Repository:
             ET.SubElement(entry, f"{{{OAI_PMH}}}{name}").text = text
         return element
 
+    def _prefixes(self) -> list[tuple[str, str, str]]:
+        """The delegated prefixes, the sets (prefix, organisation, generator)."""
+        with self.store.snapshot() as tx:
+            return tx.organisations.prefixes()
+
     def _list_sets(self, given: dict[str, str], moment: datetime, base_url: str) -> ET.Element:
         if "resumptionToken" in given:
             raise OAIError("badResumptionToken", "ListSets is answered whole: it has no tokens")
-        prefixes = self.service.prefixes()
+        prefixes = self._prefixes()
         if not prefixes:
             raise OAIError("noSetHierarchy", "no prefix is delegated yet, so there are no sets")
         element = ET.Element(f"{{{OAI_PMH}}}ListSets")
@@ -290,7 +294,7 @@ class Repository:
     def _get_record(self, given: dict[str, str], moment: datetime, base_url: str) -> ET.Element:
         self._check_format(given)
         record = self._record(given["identifier"])
-        sets = [prefix for prefix, _, _ in self.service.prefixes()]
+        sets = [prefix for prefix, _, _ in self._prefixes()]
         element = ET.Element(f"{{{OAI_PMH}}}GetRecord")
         element.append(_record_element(record, sets, with_metadata=True))
         return element
@@ -309,7 +313,7 @@ class Repository:
         else:
             self._check_format(given)
             listing = self._first(verb, given, moment)
-        with self.service.store.snapshot() as tx:
+        with self.store.snapshot() as tx:
             if listing.total < 0:  # the first page: count the list
                 total = tx.oai.count_records(listing.set_spec, listing.start, listing.end)
                 listing = _Listing(
@@ -318,7 +322,7 @@ class Repository:
             page = tx.oai.records(
                 listing.set_spec, listing.start, listing.end, listing.after, self.page_size + 1
             )
-        sets = [prefix for prefix, _, _ in self.service.prefixes()]
+        sets = [prefix for prefix, _, _ in self._prefixes()]
         if not page:
             raise OAIError("noRecordsMatch", "no record matches these arguments")
         element = ET.Element(f"{{{OAI_PMH}}}{verb}")

@@ -55,9 +55,11 @@ from urnkit.resolver.domain.dublin_core import (
     is_dublin_core_name,
     metadata_from_oai_dc,
 )
-from urnkit.resolver.oai_repository import OAIError, parse_datestamp
-from urnkit.resolver.service import Service, check_locations, record_json
-from urnkit.resolver.store import Transaction, now
+from urnkit.resolver.services.access import AccessService
+from urnkit.resolver.services.locations import check_locations
+from urnkit.resolver.services.oai_repository import OAIError, parse_datestamp
+from urnkit.resolver.services.shapes import record_json
+from urnkit.resolver.store import Store, Transaction, now
 
 GRANULARITIES = ("YYYY-MM-DD", "YYYY-MM-DDThh:mm:ssZ")
 # OAI-PMH 2.0 §4.6's setSpec: colon-separated parts of unreserved URI characters.
@@ -237,10 +239,12 @@ class _Feed:
 
 
 class Harvester:
-    """Harvest sources, and harvests, over a :class:`~urnkit.resolver.service.Service`."""
+    """Harvest sources, and harvests, into a store; what a source writes is authorized by
+    ``access`` as its organisation's registrant would be."""
 
-    def __init__(self, service: Service) -> None:
-        self.service = service
+    def __init__(self, store: Store, access: AccessService) -> None:
+        self.store = store
+        self.access = access
 
     def add_source(
         self,
@@ -272,7 +276,7 @@ class Harvester:
             ) from None
         if set_spec is not None and not SET_SPEC.fullmatch(set_spec):
             raise UnacceptableError(f"{set_spec!r} is not a setSpec (OAI-PMH 2.0 §4.6)")
-        with self.service.store.transaction() as tx:
+        with self.store.transaction() as tx:
             organisation_id = tx.organisations.id(organisation)
             if organisation_id is None:
                 raise NotFoundError(f"no organisation is called {organisation!r}")
@@ -283,7 +287,7 @@ class Harvester:
     def sources(self, names: Sequence[str] = ()) -> list[HarvestSource]:
         """The sources called ``names`` (all when none are named); :class:`NotFoundError` names
         an unknown one."""
-        with self.service.store.snapshot() as tx:
+        with self.store.snapshot() as tx:
             found = tx.oai.sources(names)
         unknown = set(names) - {source.name for source in found}
         if unknown:
@@ -318,12 +322,12 @@ class Harvester:
                     raise feed.fail(f"the responseDate {stamp!r} is not a datestamp", url) from None
                 report.next_from = stamp[:10] if granularity == "YYYY-MM-DD" else stamp
             items = [parse_item(record) for record in page]
-            with self.service.store.transaction() as tx:
+            with self.store.transaction() as tx:
                 for item in items:
                     self._store(tx, source, pattern, item, report)
         report.requests = feed.requests
         assert report.next_from is not None  # pages() yields at least one response
-        with self.service.store.transaction() as tx:
+        with self.store.transaction() as tx:
             tx.oai.finish_harvest(source.id, granularity, report.next_from)
         return report
 
@@ -392,7 +396,7 @@ class Harvester:
         prefix = prefix_of(urn)
         # The registrant's rule (RFC 8458 §4.3): the source's organisation holds the longest
         # delegated prefix covering the URN.
-        self.service._authorize(tx, Principal(source.organisation, "registrant", 0), prefix)
+        self.access.authorize(tx, Principal(source.organisation, "registrant", 0), prefix)
         key = urn.equivalence_key()
         actor = f"oai:{source.name}"
         record_id = tx.records.id(key, for_update=True)

@@ -34,8 +34,8 @@ from urnkit.resolver.domain import (
     Verdict,
     next_link_state,
 )
-from urnkit.resolver.links import USER_AGENT, CheckOptions, check_url
-from urnkit.resolver.service import Service
+from urnkit.resolver.services import Services
+from urnkit.resolver.services.link_checker import USER_AGENT, CheckOptions, check_url
 from urnkit.resolver.store import Store, link_checks, url_hash
 
 # --- local HTTP servers ---------------------------------------------------------------------------
@@ -161,14 +161,14 @@ def set_up(database_url: str) -> Tokens:
     store = Store(database_url)
     try:
         store.upgrade()
-        service = Service(store)
+        services = Services(store)
         for name, prefix in (("Test Library", "fi:test"), ("Other Library", "fi:other")):
-            service.create_organisation(name)
-            service.delegate(name, prefix)
+            services.admin.create_organisation(name)
+            services.admin.delegate(name, prefix)
         return Tokens(
-            admin=service.create_token("Test Library", "admin"),
-            test=service.create_token("Test Library"),
-            other=service.create_token("Other Library"),
+            admin=services.admin.create_token("Test Library", "admin"),
+            test=services.admin.create_token("Test Library"),
+            other=services.admin.create_token("Other Library"),
         )
     finally:
         store.close()
@@ -212,7 +212,7 @@ def checks_of(database_url: str, url: str) -> list[tuple[datetime, str, int | No
 def states(database_url: str, *urls: str) -> dict[str, LinkState]:
     store = Store(database_url)
     try:
-        return Service(store).link_states(urls)
+        return Services(store).links.link_states(urls)
     finally:
         store.close()
 
@@ -353,10 +353,10 @@ def test_politeness_per_host_and_bounded_concurrency(database_url: str) -> None:
     for s in sites:
         s.status |= {f"/{n}": 200 for n in range(5)}
     store = Store(database_url)
-    service = Service(store)
-    admin = service.authenticate(service.create_token("Test Library", "admin"))
+    services = Services(store)
+    admin = services.access.authenticate(services.admin.create_token("Test Library", "admin"))
     for n, url in enumerate(urls):
-        service.put(admin, f"urn:nbn:fi:test-{n}", [Location(url)], {})
+        services.records.put(admin, f"urn:nbn:fi:test-{n}", [Location(url)], {})
     store.close()
     flags = ("--concurrency", "2", "--per-host-interval", "0.3", "--timeout", "5")
     with sites[0], sites[1], sites[2], sites[3]:

@@ -21,15 +21,15 @@ from urnkit.resolver.domain.dublin_core import (
     metadata_from_oai_dc,
     oai_dc_element,
 )
-from urnkit.resolver.oai_harvest import urn_in
-from urnkit.resolver.oai_repository import (
+from urnkit.resolver.services import Services
+from urnkit.resolver.services.harvest import urn_in
+from urnkit.resolver.services.oai_repository import (
     VERBS,
     OAIError,
     Repository,
     datestamp,
     parse_datestamp,
 )
-from urnkit.resolver.service import Service
 from urnkit.resolver.store import Store
 
 MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
@@ -126,13 +126,15 @@ def test_urns_in_identifiers(identifier: str, urn: str | None) -> None:
 def repository() -> Iterator[Repository]:
     store = Store("sqlite://")
     store.upgrade()
-    service = Service(store)
-    service.create_organisation("Library")
-    service.delegate("Library", "fi:lib")
-    principal = service.authenticate(service.create_token("Library", "admin"))
+    services = Services(store)
+    services.admin.create_organisation("Library")
+    services.admin.delegate("Library", "fi:lib")
+    principal = services.access.authenticate(services.admin.create_token("Library", "admin"))
     for n in range(5):
-        service.put(principal, f"urn:nbn:fi:lib-{n}", [Location(f"https://example.org/{n}")], {})
-    yield Repository(service, "admin@example.org", page_size=2)
+        services.records.put(
+            principal, f"urn:nbn:fi:lib-{n}", [Location(f"https://example.org/{n}")], {}
+        )
+    yield Repository(services.store, "admin@example.org", page_size=2)
     store.close()
 
 

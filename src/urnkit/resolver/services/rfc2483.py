@@ -1,14 +1,15 @@
-"""The URI resolution services of RFC 2483 §4 (I2L, I2Ls, I2R, I2Rs, I2C, I2Cs, I2N, I2Ns, I=I)
-over the resolver's records, and the pieces of their answers: which service a request names,
-content negotiation, ``text/uri-list`` (RFC 2483 §5) and ``Link`` headers (RFC 8288).
+"""The requests of RFC 2483 §4 (I2L, I2Ls, I2R, I2Rs, I2C, I2Cs, I2N, I2Ns, I=I; RFC 2483
+calls them URI resolution services) over the resolver's records, and the pieces of their
+answers: which request is named, content negotiation, ``text/uri-list`` (RFC 2483 §5) and
+``Link`` headers (RFC 8288).
 
-A service is named by RFC 2169's path, ``/uri-res/{service}?{urn}`` (RFC 2169's N2L… spellings
+A request is named by RFC 2169's path, ``/uri-res/{name}?{urn}`` (RFC 2169's N2L… spellings
 are aliases), or on ``/{urn}`` by the directive ``s=`` (draft-ietf-urnbis-rfc2141bis-urn-03
 §2.3.1), in the HTTP query or in the r-component (``?+s=I2Ls``, RFC 8141 §2.3.1).
 
->>> service_name("N2Ls"), service_name("i2ls")
+>>> request_name("N2Ls"), request_name("i2ls")
 ('I2Ls', None)
->>> requested_service("s=I2Ls&c=ToC"), requested_service("+s=I2C?=lang=fi")
+>>> requested("s=I2Ls&c=ToC"), requested("+s=I2C?=lang=fi")
 ('I2Ls', 'I2C')
 >>> uri_list([("https://example.org/a", "priority 1")])
 '# priority 1\\r\\nhttps://example.org/a\\r\\n'
@@ -33,13 +34,13 @@ from urnkit.resolver.domain import (
     Record,
     parse_urn,
 )
-from urnkit.resolver.service import Service
+from urnkit.resolver.services.records import RecordService
 
 # RFC 2483 §4.1-§4.9, in the order of the IANA table of rfc2141bis §9.2.2.
-SERVICES = ("I2L", "I2Ls", "I2R", "I2Rs", "I2C", "I2Cs", "I2N", "I2Ns", "I=I")
-# RFC 2169 §3 names the same services N2…, as URNs were their only input then.
-ALIASES = {"N" + name[1:]: name for name in SERVICES[:-1]} | {"N=N": "I=I"}
-_NAMES = {name: name for name in SERVICES} | ALIASES
+REQUESTS = ("I2L", "I2Ls", "I2R", "I2Rs", "I2C", "I2Cs", "I2N", "I2Ns", "I=I")
+# RFC 2169 §3 names the same requests N2…, as URNs were their only input then.
+ALIASES = {"N" + name[1:]: name for name in REQUESTS[:-1]} | {"N=N": "I=I"}
+_NAMES = {name: name for name in REQUESTS} | ALIASES
 _KEYWORD = re.compile(r"[A-Za-z](?:-?[A-Za-z0-9])*")  # rfc2141bis §2.3: keywd
 MAX_HOPS = 32  # successors followed by I2N, and URNs listed by I2Ns
 # What percent-encoding leaves of a URL in a Link header: RFC 3986's reserved and unreserved
@@ -49,11 +50,11 @@ _URI_SAFE = ":/%#?=@[]!$&'()*+,;~"
 _PLAIN_URI = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*")
 
 
-def service_name(name: str) -> str | None:
-    """The RFC 2483 name of a service named by its name or an RFC 2169 alias (case-sensitive,
+def request_name(name: str) -> str | None:
+    """The RFC 2483 name of a request named by its name or an RFC 2169 alias (case-sensitive,
     as directives are: rfc2141bis §2.3); None for any other name.
 
-    >>> service_name("I=I"), service_name("N=N"), service_name("L2R")
+    >>> request_name("I=I"), request_name("N=N"), request_name("L2R")
     ('I=I', 'I=I', None)
     """
     return _NAMES.get(name)
@@ -78,13 +79,13 @@ def directives(query: str) -> dict[str, str]:
     return {keyword: value for keyword, value in found.items() if keyword not in repeated}
 
 
-def requested_service(query: str) -> str | None:
-    """The service an HTTP query on ``/{urn}`` names with ``s=``: in an r-component (``+…``,
+def requested(query: str) -> str | None:
+    """The request an HTTP query on ``/{urn}`` names with ``s=``: in an r-component (``+…``,
     up to ``?=``, RFC 8141 §2.3.1) or as a directive of a plain query (rfc2141bis §2.3.1). None
-    for none, and for a value no service has: the default service then ("MUST gracefully fall
+    for none, and for a value no request has: the default answer then ("MUST gracefully fall
     back"). A q-component (``=…``) names none: it belongs to the resource (RFC 8141 §2.3.2).
 
-    >>> requested_service("=s=I2L"), requested_service("s=I2X"), requested_service("+s=N2C")
+    >>> requested("=s=I2L"), requested("s=I2X"), requested("+s=N2C")
     (None, None, 'I2C')
     """
     if query[:1] == "=":
@@ -92,7 +93,7 @@ def requested_service(query: str) -> str | None:
     if query[:1] == "+":
         query = query[1:].partition("?=")[0]
     value = directives(query).get("s")
-    return None if value is None else service_name(value)
+    return None if value is None else request_name(value)
 
 
 def accept_header(value: str | None) -> MIMEAccept:
@@ -197,31 +198,35 @@ class Description:
         return tuple(entry.location for entry in self.locations if entry.state != "broken")
 
 
-class ResolutionServices:
-    """RFC 2483's services over a :class:`~urnkit.resolver.service.Service`'s records.
+class Rfc2483Requests:
+    """The answers to RFC 2483's requests over a :class:`RecordService`'s records.
 
+    >>> from urnkit.resolver.services import Services
     >>> from urnkit.resolver.store import Store
-    >>> service = Service(Store("sqlite://"))
-    >>> service.store.upgrade()
-    >>> service.create_organisation("Library"), service.delegate("Library", "fi:lib")
+    >>> services = Services(Store("sqlite://"))
+    >>> services.store.upgrade()
+    >>> admin = services.admin
+    >>> admin.create_organisation("Library"), admin.delegate("Library", "fi:lib")
     ('Library', 'fi:lib')
-    >>> admin = service.authenticate(service.create_token("Library", "admin"))
-    >>> _ = service.put(admin, "urn:nbn:fi:lib-1", [Location("https://example.org/1")], {})
-    >>> services = ResolutionServices(service)
-    >>> [location.url for location in services.describe("URN:NBN:FI:LIB-1").usable]
+    >>> principal = services.access.authenticate(admin.create_token("Library", "admin"))
+    >>> location = Location("https://example.org/1")
+    >>> _ = services.records.put(principal, "urn:nbn:fi:lib-1", [location], {})
+    >>> requests = Rfc2483Requests(services.records)
+    >>> [location.url for location in requests.describe("URN:NBN:FI:LIB-1").usable]
     ['https://example.org/1']
-    >>> services.current("urn:nbn:fi:lib-1"), services.related("urn:nbn:fi:lib-1")
+    >>> requests.current("urn:nbn:fi:lib-1"), requests.related("urn:nbn:fi:lib-1")
     ('urn:nbn:fi:lib-1', [('urn:nbn:fi:lib-1', 'itself')])
     """
 
-    def __init__(self, service: Service) -> None:
-        self.service = service
+    def __init__(self, records: RecordService) -> None:
+        self.records = records
+        self.store = records.store
 
     def describe(self, text: str) -> Description:
         """What :class:`Description` holds of the URN in ``text``, read in one snapshot;
         :class:`~urnkit.resolver.domain.NotFoundError` when nothing is registered under it."""
         key = parse_urn(text).equivalence_key()
-        with self.service.store.snapshot() as tx:
+        with self.store.snapshot() as tx:
             record = tx.records.get(key)
             record_id = tx.records.id(key)
             if record is None or record_id is None:
@@ -253,18 +258,18 @@ class ResolutionServices:
     def current(self, text: str) -> str:
         """The current name of a URN (RFC 2483 §4.7, I2N): itself unless deactivated, else its
         first successor's current name, followed up to :data:`MAX_HOPS` times and never round
-        a cycle. A successor not registered here is current as far as this service knows.
+        a cycle. A successor not registered here is current as far as this resolver knows.
 
         Raises :class:`~urnkit.resolver.domain.NotFoundError` for an unknown URN.
         """
-        record = self.service.get(text)
+        record = self.records.get(text)
         seen = {record.key}
         for _ in range(MAX_HOPS):
             if record.status != "deactivated" or not record.successors:
                 break
             successor = record.successors[0]
             try:
-                following = self.service.get(successor)
+                following = self.records.get(successor)
             except (NotFoundError, InvalidURNError):
                 return successor
             if following.key in seen:  # a cycle: the last URN before it
@@ -277,7 +282,7 @@ class ResolutionServices:
         """Every URN related to a URN (RFC 2483 §4.8, I2Ns), as (URN, relation): itself, then
         its successors and theirs, then its predecessors and theirs, at most :data:`MAX_HOPS`
         URNs in all, each once."""
-        record = self.service.get(text)
+        record = self.records.get(text)
         found: list[tuple[str, str]] = [(record.urn, "itself")]
         seen = {record.key}
         for relation in ("successor", "predecessor"):
@@ -297,7 +302,7 @@ class ResolutionServices:
 
     def _neighbours(self, urn: str, relation: str) -> list[str]:
         key = parse_urn(urn).equivalence_key()
-        with self.service.store.snapshot() as tx:
+        with self.store.snapshot() as tx:
             if relation == "predecessor":
                 return tx.successions.predecessors(key)
             record = tx.records.get(key)
@@ -309,7 +314,7 @@ class ResolutionServices:
         equivalent: RFC 8141 §3 and their namespace's rules (``URN.__eq__``). The URNs are
         separated by the one ``&`` followed by ``urn:`` (in any case).
 
-        >>> ResolutionServices.equivalent("URN:NBN:FI-1&urn:nbn:fi-1")
+        >>> Rfc2483Requests.equivalent("URN:NBN:FI-1&urn:nbn:fi-1")
         True
         """
         starts = [m.start() for m in re.finditer(r"&(?=[uU][rR][nN]:)", query)]

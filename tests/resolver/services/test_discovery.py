@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from urnkit.resolver.domain import UnacceptableError
-from urnkit.resolver.forwarding import check_template, forward_url, normalize_country
-from urnkit.resolver.naptr import (
+from urnkit.resolver.domain.forwarding import check_template, forward_url, normalize_country
+from urnkit.resolver.services.discovery import (
     Rule,
     Substitution,
     discover,

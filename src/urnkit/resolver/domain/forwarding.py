@@ -1,4 +1,4 @@
-"""Forwarding to national resolvers: the rules of the country table (no SQL, no HTTP server).
+"""Forwarding to national resolvers: the rules of the country table (no SQL, no HTTP).
 
 RFC 8458 §4.4: the country code that begins a URN:NBN's prefix leads to the national resolver
 that can resolve it. A URN:NBN this service does not hold, under a prefix not delegated here,
@@ -14,11 +14,10 @@ percent-encoded as a query value (``&``, ``=``, ``+`` and ``%`` would change its
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import quote, urlsplit
 
 from urnkit.namespaces import nbn
@@ -41,22 +40,6 @@ class Forwarding:
     checked: datetime | None = None
     detail: str | None = None
     note: str | None = None
-
-
-def forwarding_json(entry: Forwarding) -> dict[str, Any]:
-    """An entry as the API shows it.
-
-    >>> forwarding_json(Forwarding("fi", "https://urn.fi/{urn}"))["health"]
-    'unknown'
-    """
-    return {
-        "country": entry.country,
-        "url_template": entry.url_template,
-        "health": entry.health,
-        "checked": None if entry.checked is None else entry.checked.isoformat(),
-        "detail": entry.detail,
-        "note": entry.note,
-    }
 
 
 def normalize_country(code: str) -> str:
@@ -132,26 +115,3 @@ def forward_url(template: str, assigned_name: str) -> str:
     before, _, after = template.partition(PLACEHOLDER)
     in_query = "?" in before
     return before + (quote(assigned_name, safe=_QUERY_SAFE) if in_query else assigned_name) + after
-
-
-async def _probe(client: Any, entry: Forwarding) -> tuple[Health, str]:
-    """HEAD the resolver with a URN of its country: any HTTP answer below 500 (a redirect, a
-    404 for this URN) shows it up; a 5xx, a timeout or no connection, down."""
-    import httpx
-
-    url = forward_url(entry.url_template, f"urn:nbn:{entry.country}-0")
-    try:
-        response = await client.head(url)
-    except httpx.HTTPError as error:
-        return "down", f"HEAD {url}: {type(error).__name__}: {error}".rstrip(": ")
-    health: Health = "down" if response.status_code >= 500 else "up"
-    return health, f"HEAD {url}: HTTP {response.status_code}"
-
-
-async def probe_all(entries: list[Forwarding], timeout: float) -> list[tuple[Health, str]]:
-    """The health and what was seen of each resolver, checked all at once, each within
-    ``timeout`` seconds; redirects are answers, not followed."""
-    import httpx
-
-    async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as client:
-        return await asyncio.gather(*(_probe(client, entry) for entry in entries))

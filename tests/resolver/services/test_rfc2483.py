@@ -9,77 +9,22 @@ Link headers (RFC 8288, read by :func:`parse_links`), Dublin Core XML.
 
 from __future__ import annotations
 
-import re
-from typing import Any
 from xml.etree import ElementTree as ET
 
 import httpx
 import pytest
 from resolver_support import Resolver, mark_links
+from rfc2483_support import locations, rel, urls
 from test_resolution_contract import BROWSER, JSON, assert_problem, deactivate, register
 
 from urnkit.resolver.domain.dublin_core import DC, OAI_DC
-from urnkit.resolver.resolution_services import ALIASES, SERVICES
+from urnkit.resolver.services.rfc2483 import ALIASES, REQUESTS
 from urnkit.resolver.store import Store
 
 URI_LIST = "text/uri-list"
 
 
 # --- helpers -------------------------------------------------------------------------------------
-
-
-def locations(unique: str) -> list[dict[str, Any]]:
-    """Four locations of a test's own: HTML, two PDFs, one of no recorded media type."""
-    base = f"https://example.org/{unique}"
-    return [
-        {"url": f"{base}/page", "priority": 1, "media_type": "text/html", "label": "Page"},
-        {"url": f"{base}/a.pdf", "priority": 2, "media_type": "application/pdf"},
-        {"url": f"https://mirror.example.net/{unique}.pdf", "priority": 3,
-         "media_type": "application/pdf"},
-        {"url": f"{base}/any", "priority": 4},
-    ]  # fmt: skip
-
-
-def urls(unique: str) -> list[str]:
-    return [location["url"] for location in locations(unique)]
-
-
-# RFC 8288 §3: link-value = "<" URI-Reference ">" *( OWS ";" OWS link-param ), link-param =
-# token BWS [ "=" BWS ( token / quoted-string ) ]; link-values are separated by commas.
-_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
-_QUOTED = r'"(?:[^"\\]|\\.)*"'
-_PARAM = re.compile(rf"\s*;\s*({_TOKEN})\s*(?:=\s*({_TOKEN}|{_QUOTED}))?")
-_LINK = re.compile(rf"\s*<([^>]*)>((?:\s*;\s*{_TOKEN}\s*(?:=\s*(?:{_TOKEN}|{_QUOTED}))?)*)\s*")
-
-
-def parse_links(value: str) -> list[tuple[str, dict[str, str]]]:
-    """The links of a ``Link`` header value (RFC 8288 §3): (URI, parameters), in order;
-    AssertionError where the value breaks the grammar."""
-    found, position = [], 0
-    while position < len(value):
-        match = _LINK.match(value, position)
-        assert match is not None, f"not a link-value at {position}: {value[position:]!r}"
-        parameters = {
-            name.lower(): re.sub(r"\\(.)", r"\1", raw[1:-1]) if raw.startswith('"') else raw
-            for name, raw in _PARAM.findall(match[2])
-        }
-        found.append((match[1], parameters))
-        position = match.end()
-        if position < len(value):
-            assert value[position] == ",", f"expected ',' at {position}: {value!r}"
-            position += 1
-    return found
-
-
-def links(response: httpx.Response) -> list[tuple[str, str]]:
-    """The (URI, rel) of every link of the response's Link headers, in order."""
-    value = ", ".join(response.headers.get_list("link"))
-    return [(uri, parameters["rel"]) for uri, parameters in parse_links(value)]
-
-
-def rel(response: httpx.Response, relation: str) -> list[str]:
-    """The URIs of the response's links with ``relation``."""
-    return [uri for uri, found in links(response) if found == relation]
 
 
 def uris(response: httpx.Response) -> list[str]:
@@ -117,8 +62,8 @@ def test_every_service_answers_under_its_name_and_its_rfc_2169_alias(
     anonymous: httpx.Client, urn: str
 ) -> None:
     # RFC 2483 §4.1-4.9 name the services; RFC 2169 §3 spells them N2L, N2Ls, ….
-    assert set(SERVICES) == {"I2L", "I2Ls", "I2R", "I2Rs", "I2C", "I2Cs", "I2N", "I2Ns", "I=I"}
-    assert set(ALIASES.values()) == set(SERVICES)
+    assert set(REQUESTS) == {"I2L", "I2Ls", "I2R", "I2Rs", "I2C", "I2Cs", "I2N", "I2Ns", "I=I"}
+    assert set(ALIASES.values()) == set(REQUESTS)
     for alias, name in ALIASES.items():
         query = f"{urn}&{urn}" if name == "I=I" else urn
         by_name, by_alias = service(anonymous, name, query), service(anonymous, alias, query)
@@ -133,7 +78,7 @@ def test_an_unknown_service_is_not_found_and_the_problem_lists_the_services(
 ) -> None:
     for name in ("I2X", "i2l", "L2R"):  # names are case-sensitive (rfc2141bis §2.3)
         problem = assert_problem(service(anonymous, name, urn), 404)
-        assert problem["services"] == list(SERVICES)
+        assert problem["services"] == list(REQUESTS)
         assert problem["aliases"]["N2L"] == "I2L"
         assert repr(name) in problem["detail"]
         assert "I2L, I2Ls, I2R" in problem["detail"]
@@ -147,7 +92,7 @@ def test_a_service_without_a_urn_is_a_bad_request(anonymous: httpx.Client) -> No
 
 
 def test_an_unknown_urn_is_not_found_by_every_service(anonymous: httpx.Client, unique: str) -> None:
-    for name in SERVICES[:-1]:
+    for name in REQUESTS[:-1]:
         assert_problem(service(anonymous, name, f"urn:nbn:fi:test-{unique}"), 404)
 
 

@@ -1,0 +1,62 @@
+"""The resolver's application services: every rule above the store and below the web and CLI
+adapters, one class per area; each write is one database transaction, so a failure leaves
+nothing half done.
+
+>>> from urnkit.resolver.domain import Location
+>>> services = Services(Store("sqlite://"))
+>>> services.store.upgrade()
+>>> services.admin.create_organisation("Demo Library")
+'Demo Library'
+>>> services.admin.delegate("Demo Library", "FI:Demo")
+'fi:demo'
+>>> admin = services.admin.create_token("Demo Library", "admin")
+>>> principal = services.access.authenticate(admin)
+>>> record, created = services.records.put(
+...     principal, "URN:NBN:fi:demo-1", [Location("https://example.org/1")], {"title": "One"}
+... )
+>>> created, record.status, record.urn
+(True, 'active', 'URN:NBN:fi:demo-1')
+>>> resolution = services.resolution.resolve("urn:nbn:FI:DEMO-1?=page=2")
+>>> resolution.kind, resolution.target
+('redirect', 'https://example.org/1?page=2')
+
+The modules beside the areas: :mod:`~urnkit.resolver.services.rfc2483` (RFC 2483's requests),
+:mod:`~urnkit.resolver.services.harvest` and :mod:`~urnkit.resolver.services.oai_repository`
+(OAI-PMH), :mod:`~urnkit.resolver.services.link_checker`,
+:mod:`~urnkit.resolver.services.discovery` (DNS NAPTR), :mod:`~urnkit.resolver.services.shapes`
+(what the API shows).
+"""
+
+from __future__ import annotations
+
+from urnkit.resolver.services.access import AccessService
+from urnkit.resolver.services.admin import AdminService
+from urnkit.resolver.services.discovery import Discovery
+from urnkit.resolver.services.forwarding import ForwardingService
+from urnkit.resolver.services.links import LinkService
+from urnkit.resolver.services.overview import OverviewService
+from urnkit.resolver.services.records import RecordService
+from urnkit.resolver.services.resolution import ResolutionService
+from urnkit.resolver.services.transfer import TransferService
+from urnkit.resolver.statistics import ResolutionTally
+from urnkit.resolver.store import Store
+
+__all__ = ["Services"]
+
+
+class Services:
+    """The services over one :class:`~urnkit.resolver.store.Store`, and DNS NAPTR
+    ``discovery`` of other resolvers if enabled. Resolution counts into a tally
+    (``resolution.tally``) that ``overview.flush_statistics`` writes to the database."""
+
+    def __init__(self, store: Store, discovery: Discovery | None = None) -> None:
+        self.store = store
+        tally = ResolutionTally()
+        self.access = AccessService(store)
+        self.records = RecordService(store, self.access)
+        self.forwarding = ForwardingService(store, discovery)
+        self.resolution = ResolutionService(store, self.records, self.forwarding, tally)
+        self.admin = AdminService(store)
+        self.transfer = TransferService(store, self.records)
+        self.overview = OverviewService(store, self.records, tally)
+        self.links = LinkService(store)

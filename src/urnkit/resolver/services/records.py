@@ -1,0 +1,392 @@
+"""Records: reading them, and writing them (create, replace, patch, deactivate, generate,
+batch), each write one transaction checked by the access rules (RFC 8458 §4.3)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+
+from urnkit.resolver.domain import (
+    ConflictError,
+    ForbiddenError,
+    HistoryEntry,
+    InvalidURNError,
+    Location,
+    NotFoundError,
+    Principal,
+    Record,
+    UnacceptableError,
+    assigned_name,
+    check_registrable,
+    merge_patch,
+    normalize_prefix,
+    parse_urn,
+    prefix_of,
+    random_nbn_string,
+    sequential_nbn_string,
+)
+from urnkit.resolver.services.access import AccessService
+from urnkit.resolver.services.locations import check_locations
+from urnkit.resolver.services.shapes import record_json
+from urnkit.resolver.store import Store, Transaction, now
+from urnkit.urn import URN
+
+MAX_BATCH = 10_000  # records in one POST /api/v1/urns:batch
+MAX_GENERATE = 1_000  # URNs reserved by one generation request
+
+
+# The refusals of one record of a batch, which say its index.
+Refusal = TypeVar(
+    "Refusal", bound=InvalidURNError | UnacceptableError | ForbiddenError | ConflictError
+)
+
+
+def _at(error: Refusal, number: int, text: str) -> Refusal:
+    """``error``, saying it concerns record ``number`` of a batch."""
+    error.extensions["index"] = number
+    error.detail = f"record {number} ({text}): {error.detail}"
+    return error
+
+
+def _actor(principal: Principal) -> str:
+    return f"{principal.organisation} (token {principal.token_id})"
+
+
+class RecordService:
+    """The records of a :class:`~urnkit.resolver.store.Store`, written as ``access`` allows."""
+
+    def __init__(self, store: Store, access: AccessService) -> None:
+        self.store = store
+        self.access = access
+
+    def get(self, text: str) -> Record:
+        """The record of a URN (any equivalent spelling)."""
+        key = parse_urn(text).equivalence_key()
+        with self.store.snapshot() as tx:
+            record = tx.records.get(key)
+        if record is None:
+            raise NotFoundError(f"no URN equivalent to {text} is registered here")
+        return record
+
+    def history(self, text: str) -> list[HistoryEntry]:
+        """Every change to the record of a URN, oldest first."""
+        key = parse_urn(text).equivalence_key()
+        with self.store.snapshot() as tx:
+            record_id = tx.records.id(key)
+            if record_id is None:
+                raise NotFoundError(f"no URN equivalent to {text} is registered here")
+            return tx.records.history(record_id)
+
+    def records(
+        self,
+        prefix: str | None,
+        cursor: int = 0,
+        limit: int = 100,
+        *,
+        title: str | None = None,
+        url: str | None = None,
+    ) -> tuple[list[Record], int | None]:
+        """A page of records (under ``prefix``, with ``title`` in their title, with a location
+        at ``url``: each if given) and the cursor of the next page."""
+        normalized = None if prefix is None else normalize_prefix(prefix)
+        with self.store.snapshot() as tx:
+            page = tx.records.page(normalized, cursor, limit + 1, title=title, url=url)
+        more = len(page) > limit
+        page = page[:limit]
+        return [record for _, record in page], (page[-1][0] if more else None)
+
+    def put(
+        self,
+        principal: Principal,
+        text: str,
+        found: Sequence[Location],
+        metadata: Mapping[str, Any],
+    ) -> tuple[Record, bool]:
+        """Create or replace a record; True when it was created."""
+        with self.store.transaction() as tx:
+            return self._put(tx, principal, text, found, metadata)
+
+    def _put(
+        self,
+        tx: Transaction,
+        principal: Principal,
+        text: str,
+        found: Sequence[Location],
+        metadata: Mapping[str, Any],
+    ) -> tuple[Record, bool]:
+        urn = parse_urn(text)
+        prefix = prefix_of(urn)
+        self.access.authorize(tx, principal, prefix)
+        check_registrable(urn)
+        found = check_locations(found)
+        key = urn.equivalence_key()
+        moment = now()
+        record_id = tx.records.id(key, for_update=True)
+        if record_id is None:
+            owner_id = tx.organisations.id(principal.organisation)
+            assert owner_id is not None
+            record = Record(str(urn), key, prefix, "active", principal.organisation, moment, moment)
+            record = replace(record, locations=found, metadata=dict(metadata))
+            record_id = tx.records.insert(record, owner_id)
+            if record_id is not None:
+                tx.records.append_history(
+                    [(record_id, "created", _actor(principal), record_json(record))]
+                )
+                return record, True
+            record_id = tx.records.id(key, for_update=True)  # created meanwhile: replace it
+            assert record_id is not None
+        current = tx.records.get(key)
+        assert current is not None
+        if current.status == "deactivated":
+            raise ConflictError(
+                f"{current.urn} is deactivated; a deactivated URN is not written again",
+                successors=list(current.successors),
+            )
+        record = replace(
+            current, status="active", locations=found, metadata=dict(metadata), updated=moment
+        )
+        tx.records.update(record_id, record)
+        tx.records.append_history([(record_id, "replaced", _actor(principal), record_json(record))])
+        return record, False
+
+    def patch(self, principal: Principal, text: str, patch: Mapping[str, Any]) -> Record:
+        """Apply an RFC 7396 merge patch to a record's ``metadata`` and ``locations``."""
+        unknown = set(patch) - {"metadata", "locations"}
+        if unknown:
+            raise UnacceptableError(
+                f"only metadata and locations can be patched, not {', '.join(sorted(unknown))}"
+            )
+        urn = parse_urn(text)
+        with self.store.transaction() as tx:
+            self.access.authorize(tx, principal, prefix_of(urn))
+            key = urn.equivalence_key()
+            record_id = tx.records.id(key, for_update=True)
+            current = tx.records.get(key)
+            if record_id is None or current is None:
+                raise NotFoundError(f"no URN equivalent to {text} is registered here")
+            if current.status == "deactivated":
+                raise ConflictError(
+                    f"{current.urn} is deactivated; a deactivated URN is not written"
+                )
+            metadata = current.metadata
+            if "metadata" in patch:
+                merged = merge_patch(dict(current.metadata), patch["metadata"])
+                if not isinstance(merged, dict):
+                    raise UnacceptableError("metadata must stay a JSON object")
+                metadata = merged
+            found = current.locations
+            if "locations" in patch:
+                found = check_locations(patch["locations"])
+            record = replace(current, metadata=metadata, locations=found, updated=now())
+            tx.records.update(record_id, record)
+            tx.records.append_history(
+                [(record_id, "patched", _actor(principal), record_json(record))]
+            )
+            return record
+
+    def deactivate(
+        self, principal: Principal, text: str, note: str | None, successors: Sequence[str]
+    ) -> Record:
+        """Deactivate a record (there is no delete: RFC 8458 §4.1), naming its successors."""
+        urn = parse_urn(text)
+        successor_urns = [parse_urn(s).assigned_name for s in successors]
+        key = urn.equivalence_key()
+        if any(parse_urn(s).equivalence_key() == key for s in successor_urns):
+            raise UnacceptableError("a URN cannot be its own successor")
+        with self.store.transaction() as tx:
+            self.access.authorize(tx, principal, prefix_of(urn))
+            record_id = tx.records.id(key, for_update=True)
+            current = tx.records.get(key)
+            if record_id is None or current is None:
+                raise NotFoundError(f"no URN equivalent to {text} is registered here")
+            record = replace(
+                current,
+                status="deactivated",
+                note=note,
+                successors=tuple(successor_urns),
+                updated=now(),
+            )
+            tx.records.update(record_id, record)
+            tx.records.append_history(
+                [(record_id, "deactivated", _actor(principal), record_json(record))]
+            )
+            record_successions(tx, [key])
+            return record
+
+    def generate(self, principal: Principal, prefix: str, count: int = 1) -> list[Record]:
+        """Reserve ``count`` new URN:NBNs in a delegated prefix with its generator. Numbers come
+        from the database (one UPDATE on the prefix row, or random strings whose uniqueness the
+        UNIQUE key decides), so any number of processes can generate at once."""
+        if not 1 <= count <= MAX_GENERATE:
+            raise UnacceptableError(f"count must be between 1 and {MAX_GENERATE}")
+        prefix = normalize_prefix(prefix)
+        with self.store.transaction() as tx:
+            delegated = {p: (org, gen) for p, org, gen in tx.organisations.prefixes()}
+            if prefix not in delegated:
+                raise NotFoundError(f"the prefix {prefix!r} is not delegated here")
+            self.access.authorize(tx, principal, prefix)
+            owner, generator = delegated[prefix]
+            owner_id = tx.organisations.id(owner)
+            assert owner_id is not None
+            made: list[Record] = []
+            while len(made) < count:
+                if generator == "sequential":
+                    first = tx.organisations.take_numbers(prefix, count - len(made))
+                    strings = [
+                        sequential_nbn_string(n) for n in range(first, first + count - len(made))
+                    ]
+                else:
+                    strings = [random_nbn_string() for _ in range(count - len(made))]
+                for nbn_string in strings:
+                    urn = URN.parse(assigned_name(prefix, nbn_string))
+                    moment = now()
+                    record = Record(
+                        str(urn), urn.equivalence_key(), prefix, "reserved", owner, moment, moment
+                    )
+                    record_id = tx.records.insert(record, owner_id)
+                    if record_id is not None:  # else taken by hand: draw another
+                        made.append(record)
+                        tx.records.append_history(
+                            [(record_id, "reserved", _actor(principal), record_json(record))]
+                        )
+            return made
+
+    def batch(
+        self,
+        principal: Principal,
+        items: Sequence[tuple[str, Sequence[Location], Mapping[str, Any]]],
+        idempotency_key: str | None = None,
+    ) -> tuple[int, dict[str, Any]]:
+        """Create or replace up to :data:`MAX_BATCH` records in one transaction: all or nothing.
+        With an ``idempotency_key`` the response is stored with the effects, and a retry with
+        the same key and the same items gets it back without writing again."""
+        if not 1 <= len(items) <= MAX_BATCH:
+            raise UnacceptableError(f"a batch holds 1 to {MAX_BATCH} records, not {len(items)}")
+        request_hash = hashlib.sha256(
+            json.dumps(
+                [
+                    [urn, [[loc.url, loc.priority, loc.label, loc.media_type] for loc in found], md]
+                    for urn, found, md in items
+                ],
+                sort_keys=True,
+            ).encode()
+        ).hexdigest()
+        if idempotency_key is not None:
+            stored = self._stored_response(principal, idempotency_key, request_hash)
+            if stored is not None:
+                return stored
+        try:
+            with self.store.transaction() as tx:
+                results = self._batch(tx, principal, items)
+                body: dict[str, Any] = {"count": len(results), "results": results}
+                if idempotency_key is not None:
+                    owner_id = tx.organisations.id(principal.organisation)
+                    assert owner_id is not None
+                    tx.records.remember_response(owner_id, idempotency_key, request_hash, 200, body)
+                return 200, body
+        except sa.exc.IntegrityError:
+            if idempotency_key is None:
+                raise
+            # The same key was committed by a concurrent retry: answer as it did.
+            stored = self._stored_response(principal, idempotency_key, request_hash)
+            if stored is None:
+                raise
+            return stored
+
+    def _batch(
+        self,
+        tx: Transaction,
+        principal: Principal,
+        items: Sequence[tuple[str, Sequence[Location], Mapping[str, Any]]],
+    ) -> list[dict[str, str]]:
+        """Write a batch in ``tx``: records new to the database in one bulk insert, the rest
+        (present, or repeated in the batch) one by one as :meth:`put` does. Results in order."""
+        fresh: dict[str, tuple[int, Record]] = {}
+        authorized: set[str] = set()
+        moment = now()
+        for number, (text, found, metadata) in enumerate(items):
+            try:
+                urn = parse_urn(text)
+                prefix = prefix_of(urn)
+                if prefix not in authorized:
+                    self.access.authorize(tx, principal, prefix)
+                    authorized.add(prefix)
+                check_registrable(urn)
+                record = Record(
+                    str(urn),
+                    urn.equivalence_key(),
+                    prefix,
+                    "active",
+                    principal.organisation,
+                    moment,
+                    moment,
+                    locations=check_locations(found),
+                    metadata=dict(metadata),
+                )
+            except (InvalidURNError, UnacceptableError, ForbiddenError) as error:
+                raise _at(error, number, text) from None
+            fresh.setdefault(record.key, (number, record))
+        present = tx.bulk.present_keys(list(fresh))
+        # Rows are inserted, then locked, in one order (by key): two batches sharing records
+        # would otherwise deadlock on PostgreSQL, each holding a row the other waits for.
+        new = sorted(
+            ((n, r) for key, (n, r) in fresh.items() if key not in present),
+            key=lambda entry: entry[1].key,
+        )
+        owner_id = tx.organisations.id(principal.organisation)
+        assert owner_id is not None
+        ids = tx.bulk.insert_records([r for _, r in new], {principal.organisation: owner_id})
+        inserted = {number: record for number, record in new if record.key in ids}
+        for key in sorted(key for key, (n, _) in fresh.items() if n not in inserted):
+            tx.records.id(key, for_update=True)
+        actor = _actor(principal)
+        tx.records.append_history(
+            [(ids[r.key], "created", actor, record_json(r)) for r in inserted.values()]
+        )
+        results = []
+        for number, (text, found, metadata) in enumerate(items):
+            if number in inserted:
+                results.append({"urn": inserted[number].urn, "result": "created"})
+                continue
+            try:  # present, repeated in this batch, or inserted meanwhile by another process
+                record, made = self._put(tx, principal, text, found, metadata)
+            except ConflictError as error:
+                raise _at(error, number, text) from None
+            results.append({"urn": record.urn, "result": "created" if made else "replaced"})
+        return results
+
+    def _stored_response(
+        self, principal: Principal, idempotency_key: str, request_hash: str
+    ) -> tuple[int, dict[str, Any]] | None:
+        with self.store.snapshot() as tx:
+            owner_id = tx.organisations.id(principal.organisation)
+            assert owner_id is not None
+            stored = tx.records.idempotent_response(owner_id, idempotency_key)
+        if stored is None:
+            return None
+        if stored[0] != request_hash:
+            raise ConflictError(
+                "this Idempotency-Key was used for a different batch; use a new key",
+                idempotency_key=idempotency_key,
+            )
+        return stored[1], stored[2]
+
+
+def record_successions(tx: Transaction, keys: Sequence[str]) -> None:
+    """Note who succeeds whom (``successions``) for the deactivated records among ``keys``; a
+    successor that is no URN (imported as it was) is nobody's successor."""
+    found = []
+    for record_id, urn, successors in tx.successions.named_successors(keys):
+        successor_keys = set()
+        for successor in successors:
+            try:
+                successor_keys.add(parse_urn(successor).equivalence_key())
+            except InvalidURNError:
+                continue
+        found.append((record_id, urn, successor_keys))
+    tx.successions.replace(found)

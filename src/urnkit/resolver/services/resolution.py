@@ -1,0 +1,110 @@
+"""Resolution (RFC 8458 §4.2): a URN to where it leads, on the hot path of ``GET /{urn}``."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Literal
+
+from urnkit.resolver.domain import Record, parse_urn, with_q_component
+from urnkit.resolver.services.forwarding import ForwardingService
+from urnkit.resolver.services.records import RecordService
+from urnkit.resolver.statistics import ResolutionTally
+from urnkit.resolver.store import ResolutionRow, Store
+from urnkit.urn import URN
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What resolving a URN gives: a ``redirect`` to ``target``, a ``surrogate`` page of the
+    record's metadata (RFC 8458 §4.5), or ``gone`` (deactivated) naming its successors.
+    ``alternates`` are the URLs a redirect could lead to, best first (``target`` is the first);
+    ``predecessors`` the URNs of the deactivated records naming this one as a successor."""
+
+    kind: Literal["redirect", "surrogate", "gone"]
+    urn: URN
+    target: str | None = None
+    record: Record | None = None
+    alternates: tuple[str, ...] = ()
+    predecessors: tuple[str, ...] = ()
+
+
+class ResolutionService:
+    """Resolves URNs over a store: registered ones by their ``records``, others by
+    ``forwarding``. Each resolution of a registered URN counts into ``tally`` (flushed to the
+    database by :meth:`OverviewService.flush_statistics`)."""
+
+    def __init__(
+        self,
+        store: Store,
+        records: RecordService,
+        forwarding: ForwardingService,
+        tally: ResolutionTally,
+    ) -> None:
+        self.store = store
+        self.records = records
+        self.forwarding = forwarding
+        self.tally = tally
+
+    def resolve(self, text: str) -> Resolution:
+        """Resolve a URN, components included: a q-component is copied into the locator's
+        query (RFC 8141 §2.3.2); an r-component does not change where it leads (RFC 8458
+        §4.2.1; the web layer reads the name of an RFC 2483 request from it).
+
+        Raises :class:`~urnkit.resolver.domain.InvalidURNError` or
+        :class:`~urnkit.resolver.domain.NotFoundError`.
+        """
+        urn = parse_urn(text)
+        key = urn.equivalence_key()
+        row = self.store.resolution_row(key)
+        if row is None:
+            return self._forward(urn)
+        self.tally.add(row[3])
+        return self._redirect(urn, row) or self._from_record(urn, row)
+
+    async def resolve_async(self, text: str) -> Resolution:
+        """:meth:`resolve` for the event loop (``GET /{urn}``): the lookup is
+        :meth:`~urnkit.resolver.store.Store.resolution_row_async`; reading the whole record, for
+        the rarer surrogate and gone answers, and forwarding, run in a worker thread."""
+        urn = parse_urn(text)
+        key = urn.equivalence_key()
+        row = await self.store.resolution_row_async(key)
+        if row is None:
+            return await asyncio.to_thread(self._forward, urn)
+        self.tally.add(row[3])
+        redirect = self._redirect(urn, row)
+        if redirect is None:
+            return await asyncio.to_thread(self._from_record, urn, row)
+        return redirect
+
+    @staticmethod
+    def _redirect(urn: URN, row: ResolutionRow) -> Resolution | None:
+        """The redirect to an active record's best location not known broken; None when the
+        answer needs the whole record (no such location, or deactivated)."""
+        status, targets, predecessors, _ = row
+        if status == "active" and targets is not None:
+            alternates = tuple(targets.split("\n"))
+            if urn.q_component:
+                alternates = tuple(with_q_component(url, urn.q_component) for url in alternates)
+            return Resolution(
+                "redirect",
+                urn,
+                alternates[0],
+                alternates=alternates,
+                predecessors=() if predecessors is None else tuple(predecessors.split("\n")),
+            )
+        return None
+
+    def _from_record(self, urn: URN, row: ResolutionRow) -> Resolution:
+        record = self.records.get(urn.assigned_name)
+        kind: Literal["surrogate", "gone"] = (
+            "gone" if record.status == "deactivated" else "surrogate"
+        )
+        before = () if row[2] is None else tuple(row[2].split("\n"))
+        return Resolution(kind, urn, record=record, predecessors=before)
+
+    def _forward(self, urn: URN) -> Resolution:
+        """A redirect to another resolver (:meth:`ForwardingService.target`); the q-component
+        travels as to a location."""
+        target = self.forwarding.target(urn)
+        return Resolution("redirect", urn, with_q_component(target, urn.q_component or ""))

@@ -1,0 +1,216 @@
+"""Import and export of records: what ``urnkit import`` and ``urnkit export`` run.
+
+An import reads its rows in batches; each batch is checked and made ready for the database
+(staged for PostgreSQL's COPY) while the database stores the one before
+(:mod:`urnkit.resolver.services.prefetch`), and stored in one transaction.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from urnkit.resolver.domain import (
+    InvalidURNError,
+    Location,
+    NotFoundError,
+    Record,
+    Status,
+    UnacceptableError,
+    covers,
+    parse_urn,
+    prefix_of,
+)
+from urnkit.resolver.services.locations import check_locations
+from urnkit.resolver.services.prefetch import made_elsewhere, read_ahead
+from urnkit.resolver.services.records import RecordService, record_successions
+from urnkit.resolver.services.shapes import record_json
+from urnkit.resolver.store import StagedImport, Store, now, stage_import
+
+
+class TransferService:
+    """Records in and out of a store in bulk; export reads pages of ``records``."""
+
+    def __init__(self, store: Store, records: RecordService) -> None:
+        self.store = store
+        self.records = records
+
+    def import_records(
+        self,
+        rows: Iterable[Mapping[str, Any]],
+        owner: str | None = None,
+        batch_size: int = 5_000,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> tuple[int, int]:
+        """Import records (``urn``, ``locations``, ``metadata``, optional ``status``,
+        ``successors`` and ``note``) in transactional batches; records already present are
+        skipped, so a rerun after a crash completes the import without duplicates. Each record
+        belongs to ``owner``, or else to the organisation its prefix is delegated to. Returns
+        (imported, skipped).
+
+        >>> from urnkit.resolver.services import Services
+        >>> services = Services(Store("sqlite://"))
+        >>> services.store.upgrade()
+        >>> services.admin.create_organisation("Library")
+        'Library'
+        >>> services.admin.delegate("Library", "fi:lib")
+        'fi:lib'
+        >>> rows = [{"urn": "urn:nbn:fi:lib-1", "locations": [{"url": "https://example.org/"}]}]
+        >>> transfer = services.transfer
+        >>> transfer.import_records(rows), transfer.import_records(rows)
+        ((1, 0), (0, 1))
+        """
+        with self.store.snapshot() as tx:
+            owner_ids = tx.organisations.ids()
+            delegated = [(prefix, name) for prefix, name, _ in tx.organisations.prefixes()]
+        if owner is not None and owner not in owner_ids:
+            raise NotFoundError(f"no organisation is called {owner!r}")
+
+        postgresql = self.store.engine.dialect.name == "postgresql"
+        make = partial(_import_batch, owner, delegated, owner_ids, postgresql)
+
+        def prepared() -> Iterator[_ImportBatch]:
+            batches = _batches(rows, batch_size)
+            if not postgresql:
+                yield from map(make, batches)
+                return
+            first = next(batches, None)
+            try:  # read ahead, so that the child starts while the first batch is made here
+                following = next(batches, None)
+            except Exception:
+                if first is not None:  # committed before the error, as without the peek
+                    yield make(first)
+                raise
+            if first is None or following is None:  # one batch or none: made here
+                if first is not None:
+                    yield make(first)
+                return
+            # From the second batch on, another process prepares them: in this one they held
+            # the GIL half the time and kept the database's thread waiting for it.
+            yield from made_elsewhere(make, first, itertools.chain([following], batches))
+
+        imported = skipped = 0
+        # The next batch is read and checked while the database stores this one.
+        for prepared_batch in read_ahead(prepared()):
+            size = prepared_batch.size
+            with self.store.transaction() as tx:
+                if prepared_batch.staged is not None:
+                    inserted = tx.bulk.import_staged(prepared_batch.staged)
+                else:
+                    inserted = tx.bulk.import_batch(
+                        prepared_batch.records, owner_ids, prepared_batch.documents
+                    )
+                record_successions(tx, prepared_batch.succeeding)
+            imported += inserted
+            skipped += size - inserted
+            if progress is not None:
+                progress(imported, skipped)
+        return imported, skipped
+
+    def export_records(self, prefix: str | None = None, page: int = 1_000) -> Iterator[Record]:
+        """Every record (under ``prefix`` if given), in registration order, page by page."""
+        cursor: int | None = 0
+        while cursor is not None:
+            found, cursor = self.records.records(prefix, cursor, page)
+            yield from found
+
+
+@dataclass(frozen=True, slots=True)
+class _ImportBatch:
+    """A batch of import rows made ready for the database: ``size`` rows, the keys of its
+    records that name successors, and either the records staged for PostgreSQL or the records
+    and their documents."""
+
+    size: int
+    succeeding: list[str]
+    records: list[Record] = field(default_factory=list)
+    documents: list[dict[str, Any]] = field(default_factory=list)
+    staged: StagedImport | None = None
+
+
+def _import_batch(
+    owner: str | None,
+    delegated: Sequence[tuple[str, str]],
+    owner_ids: Mapping[str, int],
+    postgresql: bool,
+    batch: Sequence[Mapping[str, Any]],
+) -> _ImportBatch:
+    """Import rows made ready for the database (see :meth:`TransferService.import_records`)."""
+    records: dict[str, Record] = {}
+    for row in batch:
+        record = _imported_record(row, owner, delegated)
+        records.setdefault(record.key, record)
+    fresh = list(records.values())
+    documents = [record_json(r) for r in fresh]
+    succeeding = [r.key for r in fresh if r.successors]
+    if postgresql:  # staged here, outside the transaction: see BulkImport.import_staged
+        return _ImportBatch(
+            len(batch), succeeding, staged=stage_import(fresh, owner_ids, documents)
+        )
+    return _ImportBatch(len(batch), succeeding, fresh, documents)
+
+
+_SENDER_FAILED = "the rows failed"  # the sender's word to the child and back
+
+
+def _batches(rows: Iterable[Mapping[str, Any]], size: int) -> Iterator[list[Mapping[str, Any]]]:
+    batch: list[Mapping[str, Any]] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _imported_record(
+    row: Mapping[str, Any], owner: str | None, delegated: Sequence[tuple[str, str]]
+) -> Record:
+    """A record from an import row, owned by ``owner`` or by the holder of the longest
+    delegated prefix covering it; :class:`UnacceptableError` naming the URN when it is unfit."""
+    text = str(row.get("urn", ""))
+    try:
+        urn = parse_urn(text)
+    except InvalidURNError as error:
+        error.detail = f"{text!r} is not a URN: {error.extensions['explanation']}"
+        raise
+    status: Status = row.get("status") or "active"
+    if status not in ("reserved", "active", "deactivated"):
+        raise UnacceptableError(f"{text}: unknown status {status!r}")
+    try:
+        found = check_locations(
+            [
+                Location(**loc) if isinstance(loc, Mapping) else loc
+                for loc in row.get("locations") or []
+            ]
+        )
+    except TypeError as error:
+        raise UnacceptableError(f"{text}: a location has {error}") from None
+    except UnacceptableError as error:
+        raise UnacceptableError(f"{text}: {error.detail}") from None
+    prefix = prefix_of(urn)
+    if owner is None:
+        holders = [(p, name) for p, name in delegated if covers(p, prefix)]
+        if not holders:
+            raise UnacceptableError(
+                f"{text}: its prefix {prefix!r} is delegated to no organisation (name --owner)"
+            )
+        owner = max(holders)[1]
+    moment = now()
+    return Record(
+        urn=urn.assigned_name,
+        key=urn.equivalence_key(),
+        prefix=prefix,
+        status=status,
+        owner=owner,
+        created=moment,
+        updated=moment,
+        locations=found,
+        metadata=dict(row.get("metadata") or {}),
+        successors=tuple(row.get("successors") or ()),
+        note=row.get("note") or None,
+    )

@@ -1,0 +1,398 @@
+"""Records (``urnkit.resolver.services.records``), in process, on SQLite and PostgreSQL.
+
+* Registration: ``put`` says whether it created; equivalent spellings are one record (RFC 8141
+  §3, RFC 8458 §4.3); a deactivated URN is never written again and is not its own successor;
+  every change appends one history entry and none is rewritten (RFC 8458 §4.1: no reuse).
+* Generation never hands out a taken URN, and reserves at most ``MAX_GENERATE`` at once.
+* Batches are all or nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from services_support import HERE, THERE, Principals, all_records
+
+from urnkit.namespaces import nbn
+from urnkit.resolver.domain import (
+    ConflictError,
+    ForbiddenError,
+    Location,
+    NotFoundError,
+    Principal,
+    Record,
+    UnacceptableError,
+    merge_patch,
+)
+from urnkit.resolver.services import Services
+from urnkit.resolver.services import records as records_module
+from urnkit.resolver.services.records import MAX_BATCH, MAX_GENERATE
+from urnkit.resolver.services.shapes import record_json
+from urnkit.resolver.store import Store
+from urnkit.urn import URN
+
+DB_SETTINGS = settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+# --- put: create, replace, equivalence -----------------------------------------------------------
+
+
+def test_put_creates_then_replaces(services: Services, who: Principals) -> None:
+    record, created = services.records.put(who.demo, "urn:nbn:fi:demo-1", HERE, {"title": "One"})
+    assert created is True
+    assert (record.urn, record.key, record.prefix) == (
+        "urn:nbn:fi:demo-1",
+        "urn:nbn:fi:demo-1",
+        "fi:demo",
+    )
+    assert (record.status, record.owner, record.locations) == ("active", "Demo Library", (*HERE,))
+    assert services.records.get("urn:nbn:fi:demo-1") == record
+
+    replaced, created = services.records.put(who.demo, "urn:nbn:fi:demo-1", THERE, {"title": "Two"})
+    assert created is False
+    assert (replaced.locations, dict(replaced.metadata)) == ((*THERE,), {"title": "Two"})
+    assert replaced.created == record.created
+    assert replaced.updated >= record.updated
+    assert services.records.get("urn:nbn:fi:demo-1") == replaced
+    assert len(all_records(services)) == 1
+
+
+EQUIVALENT = [
+    # RFC 8141 §3: "urn" and the NID are case-insensitive; RFC 8458 §4.3: so is the prefix.
+    ("URN:NBN:FI:DEMO-1", "urn:nbn:fi:demo-1"),
+    ("urn:nbn:fi:demo:Sub-x", "UrN:nBn:Fi:DeMo:sUB-x"),
+    # RFC 8458 §4.3 step 3: the characters of percent-encodings in a single case.
+    ("urn:nbn:fi:demo-a%7e", "urn:nbn:fi:demo-a%7E"),
+]
+
+
+def test_equivalent_spellings_are_one_record(
+    services: Services, who: Principals, subtests: pytest.Subtests
+) -> None:
+    for number, (first, second) in enumerate(EQUIVALENT):
+        with subtests.test(first=first, second=second):
+            record, created = services.records.put(who.demo, first, HERE, {})
+            assert created is True
+            again, created = services.records.put(who.demo, second, THERE, {})
+            assert created is False
+            assert again.urn == record.urn == first  # stored as first written
+            assert services.records.get(second) == services.records.get(first) == again
+            assert [r.urn for r in all_records(services)] == [
+                f for f, _ in EQUIVALENT[: number + 1]
+            ]
+    with subtests.test("NBN strings are case-sensitive"):
+        # RFC 8458 §4.2: NBN strings "can be case sensitive at the preference of the assigning
+        # authority; parsers therefore MUST treat these as case sensitive".
+        assert services.records.put(who.demo, "urn:nbn:fi:demo-ABC", HERE, {})[1] is True
+        assert services.records.put(who.demo, "urn:nbn:fi:demo-abc", THERE, {})[1] is True
+        assert services.records.get("urn:nbn:fi:demo-ABC").locations == (*HERE,)
+        assert services.records.get("urn:nbn:fi:demo-abc").locations == (*THERE,)
+
+
+@DB_SETTINGS
+@given(data=st.data())
+def test_any_respelling_finds_the_record(
+    services: Services, who: Principals, data: st.DataObject
+) -> None:
+    number = data.draw(st.integers(1, 10**9))
+    head = "urn:nbn:fi:demo-"  # each of its letters in either case (RFC 8141 §3, RFC 8458 §4.3)
+    flips = data.draw(st.lists(st.booleans(), min_size=len(head), max_size=len(head)))
+    spelling = "".join(c.swapcase() if f else c for c, f in zip(head, flips, strict=True))
+    services.records.put(who.demo, f"{head}{number}", HERE, {})
+    assert services.records.put(who.demo, f"{spelling}{number}", HERE, {"again": True})[1] is False
+    assert services.records.get(f"{spelling}{number}").metadata == {"again": True}
+
+
+UNFIT_NAMES = [
+    "urn:nbn:fi:demo-1?+resolver",  # RFC 8141 §2: components are not part of the name
+    "urn:nbn:fi:demo-1?=lang=fi",
+    "urn:nbn:fi:demo-1#page=2",
+    "urn:nbn:fi:demo:1",  # RFC 8458 §4.2 read strictly: no hyphen
+    "urn:isbn:0451450523",  # URN:NBNs only
+]
+UNFIT_LOCATIONS = [
+    Location("mailto:someone@example.org"),
+    Location("https:///no-host"),
+    Location("/relative"),
+    Location("https://example.org/a b"),
+    Location("https://example.org/", priority=-1),
+]
+
+
+def test_unfit_names_and_locations_are_refused(
+    services: Services, who: Principals, subtests: pytest.Subtests
+) -> None:
+    for text in UNFIT_NAMES:
+        with subtests.test(urn=text), pytest.raises(UnacceptableError):
+            services.records.put(who.admin, text, HERE, {})
+    for location in UNFIT_LOCATIONS:
+        with subtests.test(location=location), pytest.raises(UnacceptableError):
+            services.records.put(who.demo, "urn:nbn:fi:demo-1", [*HERE, location], {})
+    assert all_records(services) == []
+
+
+# --- deactivation --------------------------------------------------------------------------------
+
+
+def test_a_deactivated_urn_is_not_written_again(services: Services, who: Principals) -> None:
+    # RFC 8458 §4.1: "A URN:NBN, once it has been generated from a NBN, MUST NOT be reused".
+    services.records.put(who.demo, "urn:nbn:fi:demo-1", HERE, {"title": "One"})
+    services.records.put(who.demo, "urn:nbn:fi:demo-2", HERE, {})
+    gone = services.records.deactivate(
+        who.demo, "urn:nbn:fi:demo-1", "withdrawn", ["urn:nbn:fi:demo-2"]
+    )
+    assert (gone.status, gone.note, gone.successors) == (
+        "deactivated",
+        "withdrawn",
+        ("urn:nbn:fi:demo-2",),
+    )
+    history = services.records.history("urn:nbn:fi:demo-1")
+    with pytest.raises(ConflictError):
+        services.records.put(who.demo, "urn:nbn:fi:demo-1", THERE, {})
+    with pytest.raises(ConflictError):
+        services.records.put(who.admin, "URN:NBN:FI:DEMO-1", THERE, {})
+    with pytest.raises(ConflictError):
+        services.records.patch(who.demo, "urn:nbn:fi:demo-1", {"metadata": {"title": "Again"}})
+    assert services.records.get("urn:nbn:fi:demo-1") == gone
+    assert services.records.history("urn:nbn:fi:demo-1") == history
+    resolution = services.resolution.resolve("urn:nbn:fi:demo-1")
+    assert (resolution.kind, resolution.record) == ("gone", gone)
+    with pytest.raises(NotFoundError):
+        services.records.deactivate(who.demo, "urn:nbn:fi:demo-404", None, [])
+
+
+def test_a_urn_is_not_its_own_successor(
+    services: Services, who: Principals, subtests: pytest.Subtests
+) -> None:
+    record, _ = services.records.put(who.demo, "urn:nbn:fi:demo-1", HERE, {})
+    for successor in ("urn:nbn:fi:demo-1", "URN:NBN:FI:DEMO-1", "urn:nbn:fi:demo-1?=x=1#y"):
+        with subtests.test(successor=successor), pytest.raises(UnacceptableError):
+            services.records.deactivate(
+                who.demo, "urn:nbn:fi:demo-1", None, ["urn:nbn:fi:demo-2", successor]
+            )
+    assert services.records.get("urn:nbn:fi:demo-1") == record
+    assert len(services.records.history("urn:nbn:fi:demo-1")) == 1
+
+
+# --- history -------------------------------------------------------------------------------------
+
+
+def test_every_change_appends_one_entry_and_none_is_rewritten(
+    services: Services, who: Principals
+) -> None:
+    urn = "urn:nbn:fi:demo-1"
+    changes: list[tuple[str, Callable[[], Record]]] = [
+        ("created", lambda: services.records.put(who.demo, urn, HERE, {"a": 1})[0]),
+        ("replaced", lambda: services.records.put(who.admin, urn.upper(), THERE, {"a": 2})[0]),
+        ("patched", lambda: services.records.patch(who.demo, urn, {"metadata": {"b": 3}})),
+        ("patched", lambda: services.records.patch(who.demo, urn, {"locations": HERE})),
+        ("deactivated", lambda: services.records.deactivate(who.demo, urn, "old", [])),
+    ]
+    seen: list[Any] = []
+    for action, change in changes:
+        record = change()
+        history = services.records.history(urn)
+        assert history[: len(seen)] == seen  # earlier entries are never rewritten
+        assert len(history) == len(seen) + 1
+        entry = history[-1]
+        assert entry.action == action
+        assert dict(entry.record) == record_json(record)
+        assert entry.actor.startswith("Other Library" if action == "replaced" else "Demo Library")
+        seen = history
+    assert [e.at for e in seen] == sorted(e.at for e in seen)
+    with pytest.raises(ConflictError):
+        services.records.put(who.demo, urn, HERE, {})
+    with pytest.raises(ForbiddenError):
+        services.records.patch(who.other, urn, {"metadata": {}})
+    assert services.records.history(urn) == seen  # refusals leave no trace
+
+
+@DB_SETTINGS
+@given(patches=st.lists(st.dictionaries(st.sampled_from("abc"), st.none() | st.integers())))
+def test_patching_metadata_is_rfc7396(
+    services: Services, who: Principals, patches: list[dict[str, int | None]]
+) -> None:
+    urn = f"urn:nbn:fi:demo-{len(all_records(services))}"
+    expected: Any = {"a": 0, "keep": {"x": 1}}
+    services.records.put(who.demo, urn, HERE, expected)
+    for patch in patches:
+        expected = merge_patch(expected, {**patch, "keep": {"y": None}})
+        record = services.records.patch(who.demo, urn, {"metadata": {**patch, "keep": {"y": None}}})
+        assert dict(record.metadata) == expected
+    assert dict(services.records.get(urn).metadata) == expected
+    assert len(services.records.history(urn)) == 1 + len(patches)
+
+
+def test_patch_refusals(services: Services, who: Principals) -> None:
+    record, _ = services.records.put(who.demo, "urn:nbn:fi:demo-1", HERE, {"a": 1})
+    for patch in ({"status": "active"}, {"metadata": ["a"]}, {"metadata": None}):
+        with pytest.raises(UnacceptableError):
+            services.records.patch(who.demo, "urn:nbn:fi:demo-1", patch)
+    with pytest.raises(NotFoundError):
+        services.records.patch(who.demo, "urn:nbn:fi:demo-2", {"metadata": {}})
+    assert services.records.get("urn:nbn:fi:demo-1") == record
+
+
+# --- generation ----------------------------------------------------------------------------------
+
+
+def test_generation_skips_taken_sequential_names(services: Services, who: Principals) -> None:
+    # The next sequential names, registered by hand first, are never handed out again.
+    taken = [
+        services.records.put(who.demo, f"urn:nbn:fi:demo-{n}", HERE, {"n": n})[0] for n in (1, 3)
+    ]
+    made = services.records.generate(who.demo, "fi:demo", 3)
+    assert [r.urn for r in made] == ["urn:nbn:fi:demo-2", "urn:nbn:fi:demo-4", "urn:nbn:fi:demo-5"]
+    assert all(
+        (r.status, r.owner, r.prefix) == ("reserved", "Demo Library", "fi:demo") for r in made
+    )
+    assert [services.records.get(r.urn) for r in taken] == taken  # untouched
+    assert [r.urn for r in services.records.generate(who.demo, "fi:demo", 1)] == [
+        "urn:nbn:fi:demo-6"
+    ]
+    assert [services.records.history(r.urn)[-1].action for r in made] == ["reserved"] * 3
+
+
+def test_generation_skips_taken_random_names(
+    services: Services, who: Principals, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services.records.put(who.other, "urn:nbn:fi:demox-taken", HERE, {})
+    draws = iter(["taken", "taken", "fresh1", "taken", "fresh2"])
+    monkeypatch.setattr(records_module, "random_nbn_string", lambda: next(draws))
+    made = services.records.generate(who.other, "fi:demox", 2)
+    assert [r.urn for r in made] == ["urn:nbn:fi:demox-fresh1", "urn:nbn:fi:demox-fresh2"]
+    assert services.records.get("urn:nbn:fi:demox-taken").status == "active"
+
+
+def test_random_names_are_fit_to_register(services: Services, who: Principals) -> None:
+    made = services.records.generate(who.other, "fi:demox", 50)
+    assert len({r.key for r in made}) == 50
+    for record in made:
+        assert URN.parse(record.urn).equivalence_key() == record.key
+        assert nbn.validate(record.urn, strict=True) == []
+
+
+def test_generation_under_dnb_countries_adds_the_check_digit(
+    services: Services, who: Principals
+) -> None:
+    services.admin.delegate("Demo Library", "de:demo")
+    services.admin.delegate("Demo Library", "at:demo", "random")
+    names = [r.urn for r in services.records.generate(who.demo, "de:demo", 12)]
+    names += [r.urn for r in services.records.generate(who.demo, "at:demo", 12)]
+    for name in names:
+        assert name[-1] == nbn.dnb_check_digit(name[:-1])
+        assert nbn.validate(name, strict=True) == []
+    assert [name[:-1] for name in names[:3]] == [f"urn:nbn:de:demo-{n}" for n in (1, 2, 3)]
+
+
+def test_generation_limits(services: Services, who: Principals) -> None:
+    made = services.records.generate(who.demo, "fi:demo", MAX_GENERATE)
+    assert len({r.key for r in made}) == MAX_GENERATE
+    assert made[-1].urn == f"urn:nbn:fi:demo-{MAX_GENERATE}"
+    for count in (0, -1, MAX_GENERATE + 1):
+        with pytest.raises(UnacceptableError):
+            services.records.generate(who.demo, "fi:demo", count)
+    assert len(all_records(services)) == MAX_GENERATE
+    assert (
+        services.records.generate(who.demo, "fi:demo")[0].urn
+        == f"urn:nbn:fi:demo-{MAX_GENERATE + 1}"
+    )
+
+
+def test_concurrent_generation_never_repeats(services: Services, who: Principals) -> None:
+    made: list[list[Record]] = []
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(4)
+
+    def generate(prefix: str, principal: Principal) -> None:
+        store = Store(services.store.url)  # a store of its own, as another process would have
+        try:
+            barrier.wait(timeout=30)
+            made.append(Services(store).records.generate(principal, prefix, 20))
+        except BaseException as error:  # reported below, in the test's thread
+            errors.append(error)
+        finally:
+            store.close()
+
+    threads = [
+        threading.Thread(target=generate, args=(prefix, principal))
+        for prefix, principal in [("fi:demo", who.demo), ("fi:demox", who.other)] * 2
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors
+    keys = [r.key for batch in made for r in batch]
+    assert len(keys) == len(set(keys)) == 80
+    assert sorted(int(k.rsplit("-", 1)[1]) for k in keys if "demox" not in k) == list(range(1, 41))
+
+
+# --- batches -------------------------------------------------------------------------------------
+
+
+def test_a_batch_is_all_or_nothing(services: Services, who: Principals) -> None:
+    existing, _ = services.records.put(who.demo, "urn:nbn:fi:demo-1", HERE, {"v": 1})
+    history = services.records.history("urn:nbn:fi:demo-1")
+    items: list[tuple[str, list[Location], dict[str, Any]]] = [
+        ("urn:nbn:fi:demo-2", HERE, {}),
+        ("urn:nbn:fi:demo-1", THERE, {"v": 2}),
+        ("urn:nbn:fi:demox-3", HERE, {}),  # not delegated to Demo Library
+        ("urn:nbn:fi:demo-4", HERE, {}),
+    ]
+    with pytest.raises(ForbiddenError) as refused:
+        services.records.batch(who.demo, items)
+    assert refused.value.extensions["index"] == 2
+    assert [r.urn for r in all_records(services)] == ["urn:nbn:fi:demo-1"]
+    assert services.records.get("urn:nbn:fi:demo-1") == existing
+    assert services.records.history("urn:nbn:fi:demo-1") == history
+
+    items[2] = ("urn:nbn:fi:demo-3", [Location("not a url")], {})
+    with pytest.raises(UnacceptableError) as unacceptable:
+        services.records.batch(who.demo, items)
+    assert unacceptable.value.extensions["index"] == 2
+    assert [r.urn for r in all_records(services)] == ["urn:nbn:fi:demo-1"]
+
+    items[2] = ("urn:nbn:fi:demo-3", HERE, {})
+    status, body = services.records.batch(who.demo, items)
+    assert status == 200
+    assert body == {
+        "count": 4,
+        "results": [
+            {"urn": "urn:nbn:fi:demo-2", "result": "created"},
+            {"urn": "urn:nbn:fi:demo-1", "result": "replaced"},
+            {"urn": "urn:nbn:fi:demo-3", "result": "created"},
+            {"urn": "urn:nbn:fi:demo-4", "result": "created"},
+        ],
+    }
+    assert services.records.get("urn:nbn:fi:demo-1").metadata == {"v": 2}
+
+
+def test_a_batch_retried_with_its_key_is_not_written_twice(
+    services: Services, who: Principals
+) -> None:
+    items: list[tuple[str, list[Location], dict[str, Any]]] = [("urn:nbn:fi:demo-1", HERE, {})]
+    first = services.records.batch(who.demo, items, idempotency_key="k1")
+    assert services.records.batch(who.demo, items, idempotency_key="k1") == first
+    assert len(services.records.history("urn:nbn:fi:demo-1")) == 1
+    with pytest.raises(ConflictError):
+        services.records.batch(who.demo, [("urn:nbn:fi:demo-2", HERE, {})], idempotency_key="k1")
+    with pytest.raises(NotFoundError):
+        services.records.get("urn:nbn:fi:demo-2")
+
+
+def test_batch_sizes() -> None:
+    # Refused before the database is asked: an in-memory store without a schema will do.
+    services = Services(Store("sqlite://"))
+    principal = Principal("Demo Library", "admin", 1)
+    for size in (0, MAX_BATCH + 1):
+        with pytest.raises(UnacceptableError):
+            services.records.batch(principal, [("urn:nbn:fi:demo-1", HERE, {})] * size)
+    services.store.close()

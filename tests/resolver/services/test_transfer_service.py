@@ -1,0 +1,307 @@
+"""Import and export (``urnkit.resolver.services.transfer``), in process, on SQLite and
+PostgreSQL: imports skip what is present, duplicates within a batch included, and give each
+record to the holder of the longest delegated prefix covering it; an export imported into a new
+database gives the same records.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from resolver_support import fresh_database
+from services_support import HERE, THERE, Principals, all_records, set_up
+
+from urnkit.resolver.domain import (
+    InvalidURNError,
+    Location,
+    NotFoundError,
+    Record,
+    UnacceptableError,
+)
+from urnkit.resolver.services import Services
+from urnkit.resolver.services.prefetch import read_ahead
+from urnkit.resolver.services.shapes import record_json
+from urnkit.resolver.store import Store, links, url_hash
+
+
+def _comparable(record: Record) -> dict[str, Any]:
+    """A record as the API shows it, without the times an import sets anew."""
+    shown = record_json(record)
+    del shown["created"], shown["updated"]
+    return shown
+
+
+# --- import and export ---------------------------------------------------------------------------
+
+
+def test_import_skips_what_is_present_and_duplicates_in_a_batch(
+    services: Services, who: Principals
+) -> None:
+    rows: list[Mapping[str, Any]] = [
+        {"urn": "urn:nbn:fi:demo-1", "locations": [{"url": "https://example.org/1"}]},
+        {"urn": "URN:NBN:FI:DEMO-1", "locations": [{"url": "https://example.org/dup"}]},
+        {"urn": "urn:nbn:fi:demo-2", "metadata": {"t": 2}, "status": "reserved"},
+        {"urn": "urn:nbn:fi:demo-1"},
+    ]
+    assert services.transfer.import_records(rows) == (2, 2)
+    first = services.records.get("urn:nbn:fi:demo-1")
+    assert first.locations == (Location("https://example.org/1"),)  # the first row wins
+    assert services.records.get("urn:nbn:fi:demo-2").status == "reserved"
+    assert services.transfer.import_records(rows) == (0, 4)  # a rerun adds nothing
+    assert services.records.get("urn:nbn:fi:demo-1") == first
+    assert [e.action for e in services.records.history("urn:nbn:fi:demo-1")] == ["imported"]
+
+
+def test_import_across_batches(services: Services, who: Principals) -> None:
+    rows = [{"urn": f"urn:nbn:fi:demo-{n}"} for n in (1, 2, 1, 3, 3, 2, 4)]
+    progress: list[tuple[int, int]] = []
+    assert services.transfer.import_records(
+        rows, batch_size=2, progress=lambda *p: progress.append(p)
+    ) == (
+        4,
+        3,
+    )
+    assert progress == [(2, 0), (3, 1), (3, 3), (4, 3)]
+    assert [r.urn for r in all_records(services)] == [f"urn:nbn:fi:demo-{n}" for n in (1, 2, 3, 4)]
+
+
+def test_import_gives_records_to_the_prefix_holder(services: Services, who: Principals) -> None:
+    services.admin.create_organisation("Sub Library")
+    services.admin.delegate("Sub Library", "fi:demo:sub")
+    rows = [
+        {"urn": "urn:nbn:fi:demo-1"},
+        {"urn": "urn:nbn:fi:demo:sub-1"},  # the longest covering prefix wins
+        {"urn": "urn:nbn:FI:DEMO:SUB:deeper-1"},
+        {"urn": "urn:nbn:fi:demox-1"},  # a sibling, not a sub-namespace
+    ]
+    assert services.transfer.import_records(rows) == (4, 0)
+    assert [(r.urn, r.owner) for r in all_records(services)] == [
+        ("urn:nbn:fi:demo-1", "Demo Library"),
+        ("urn:nbn:fi:demo:sub-1", "Sub Library"),
+        ("urn:nbn:FI:DEMO:SUB:deeper-1", "Sub Library"),
+        ("urn:nbn:fi:demox-1", "Other Library"),
+    ]
+    with pytest.raises(UnacceptableError):
+        services.transfer.import_records([{"urn": "urn:nbn:se:nowhere-1"}])
+    assert services.transfer.import_records(
+        [{"urn": "urn:nbn:se:nowhere-1"}], owner="Sub Library"
+    ) == (1, 0)
+    assert services.records.get("urn:nbn:se:nowhere-1").owner == "Sub Library"
+    with pytest.raises(NotFoundError):
+        services.transfer.import_records([{"urn": "urn:nbn:fi:demo-9"}], owner="Nobody")
+
+
+def test_import_stores_any_text_exactly(services: Services, who: Principals) -> None:
+    """PostgreSQL imports by COPY's text format, which escapes backslash, tab, newline and CR."""
+    awkward = 'tab\there, line\nbreak, CR\r, back\\slash \\N \\t, quote" ä \u2028 \x01 end\\'
+    services.admin.create_organisation("Awkward Org \\N\\")
+    services.admin.delegate("Awkward Org \\N\\", "fi:odd")
+    rows: list[dict[str, Any]] = [
+        {
+            "urn": "urn:nbn:fi:odd-1",
+            "locations": [
+                {"url": "https://example.org/a\\b", "label": awkward, "media_type": "text/x"},
+                {"url": "https://example.org/2", "priority": 0},
+            ],
+            "metadata": {awkward: [awkward, {"n": 1.5, "\\": None}], "title": "\\N"},
+            "successors": [awkward],
+            "note": awkward,
+            "status": "deactivated",
+        },
+        {"urn": "urn:nbn:fi:odd-2", "metadata": {"title": "\\"}, "note": "\\N"},
+    ]
+    assert services.transfer.import_records(rows) == (2, 0)
+    for row in rows:
+        record = services.records.get(row["urn"])
+        assert record.owner == "Awkward Org \\N\\"
+        assert record.metadata == row["metadata"]
+        assert record.note == row["note"]
+        assert list(record.successors) == row.get("successors", [])
+        [entry] = services.records.history(row["urn"])
+        assert (entry.action, entry.actor) == ("imported", "Awkward Org \\N\\")
+        assert entry.record == record_json(record)
+    first = services.records.get("urn:nbn:fi:odd-1")
+    assert [loc.url for loc in first.locations] == [
+        "https://example.org/2",
+        "https://example.org/a\\b",
+    ]
+    assert first.locations[1].label == awkward
+    assert services.store.resolution_row("urn:nbn:fi:odd-1") == (
+        "deactivated",
+        "https://example.org/2\nhttps://example.org/a\\b",  # targets: one URL a line
+        None,
+        "fi:odd",
+    )
+
+
+def test_import_leaves_out_links_known_broken(services: Services, who: Principals) -> None:
+    broken, fine = "https://example.org/broken", "https://example.org/fine"
+    moment = datetime.now(UTC)
+    with services.store.transaction() as tx:
+        tx.connection.execute(
+            links.insert().values(
+                url_hash=url_hash(broken),
+                url=broken,
+                status="broken",
+                failures=3,
+                since=moment,
+                checked=moment,
+            )
+        )
+    rows = [
+        {"urn": f"urn:nbn:fi:demo-{n}", "locations": [{"url": broken}, {"url": fine}]}
+        for n in (1, 2)
+    ]
+    rows.append({"urn": "urn:nbn:fi:demo-3", "locations": [{"url": broken}]})
+    assert services.transfer.import_records(rows, batch_size=2) == (3, 0)
+    for n, targets in ((1, fine), (2, fine), (3, None)):
+        assert services.store.resolution_row(f"urn:nbn:fi:demo-{n}") == (
+            "active",
+            targets,
+            None,
+            "fi:demo",
+        )
+
+
+def test_an_import_raises_what_its_rows_raise_after_the_batches_before(
+    services: Services, who: Principals, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From the second batch on, PostgreSQL imports prepare batches in a child process: what
+    the rows raise is raised at its place, and the child does not outlive the import."""
+    children: list[subprocess.Popen[bytes]] = []
+
+    class Recorded(subprocess.Popen[bytes]):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            children.append(self)
+
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
+    failure = ValueError("line 13: not a JSON object")
+
+    def rows() -> Iterator[dict[str, Any]]:
+        yield from ({"urn": f"urn:nbn:fi:demo-{n}"} for n in range(12))
+        raise failure
+
+    with pytest.raises(ValueError, match="line 13") as raised:
+        services.transfer.import_records(rows(), batch_size=5)
+    assert raised.value is failure
+
+    def early() -> Iterator[dict[str, Any]]:  # fails in the second batch
+        yield from ({"urn": f"urn:nbn:fi:demo-early-{n}"} for n in range(7))
+        raise failure
+
+    with pytest.raises(ValueError, match="line 13"):
+        services.transfer.import_records(early(), batch_size=5)
+    assert services.records.get("urn:nbn:fi:demo-early-4").urn == "urn:nbn:fi:demo-early-4"
+    with pytest.raises(NotFoundError):
+        services.records.get("urn:nbn:fi:demo-early-5")
+    assert services.transfer.import_records(
+        [{"urn": f"urn:nbn:fi:demo-{n}"} for n in range(10)]
+    ) == (0, 10)
+    with pytest.raises(NotFoundError):
+        services.records.get("urn:nbn:fi:demo-10")  # its batch never came whole
+    rest = ({"urn": f"urn:nbn:fi:demo-{n}"} for n in range(20))
+    assert services.transfer.import_records(rest, batch_size=5) == (10, 10)
+    assert all(child.poll() is not None for child in children)
+    postgresql = services.store.engine.dialect.name == "postgresql"
+    assert len(children) == (2 if postgresql else 0)
+
+
+@pytest.fixture
+def second_database_url(database_url: str, tmp_path: Path) -> Iterator[str]:
+    """Another new, empty database of the same kind as ``database_url``."""
+    kind = "sqlite" if database_url.startswith("sqlite") else "postgresql"
+    directory = tmp_path / "second"
+    directory.mkdir()
+    with fresh_database(kind, directory) as url:
+        yield url
+
+
+def test_export_then_import_gives_the_same_records(
+    services: Services, who: Principals, second_database_url: str
+) -> None:
+    services.records.put(
+        who.demo, "URN:NBN:FI:DEMO-1", [*HERE, *THERE], {"title": "One", "n": [1, 2]}
+    )
+    services.records.put(who.demo, "urn:nbn:fi:demo:sub-%C3%A4", THERE, {"title": "Ä"})
+    services.records.put(who.demo, "urn:nbn:fi:demo-2", HERE, {})
+    services.records.patch(who.demo, "urn:nbn:fi:demo-2", {"metadata": {"patched": True}})
+    services.records.deactivate(who.demo, "urn:nbn:fi:demo-2", "superseded", ["URN:NBN:FI:DEMO-1"])
+    services.records.generate(who.demo, "fi:demo", 2)
+    services.records.generate(who.other, "fi:demox", 2)
+    exported = all_records(services)
+    # What ``urnkit export`` writes, one JSON object a line, read back.
+    rows = [json.loads(json.dumps(record_json(r), ensure_ascii=False)) for r in exported]
+
+    target = Services(Store(second_database_url))
+    try:
+        set_up(target)
+        assert target.transfer.import_records(rows) == (len(rows), 0)
+        assert [_comparable(r) for r in all_records(target)] == [_comparable(r) for r in exported]
+        assert target.transfer.import_records(rows) == (0, len(rows))
+    finally:
+        target.store.close()
+
+
+def test_export_by_prefix_and_page(services: Services, who: Principals) -> None:
+    rows = [{"urn": f"urn:nbn:{p}-{n}"} for n in range(5) for p in ("fi:demo", "fi:demox")]
+    rows.append({"urn": "urn:nbn:fi:demo:sub-1"})
+    services.transfer.import_records(rows)
+    for page in (1, 2, 100):
+        assert [r.urn for r in services.transfer.export_records("FI:Demo", page=page)] == [
+            *(f"urn:nbn:fi:demo-{n}" for n in range(5)),
+            "urn:nbn:fi:demo:sub-1",
+        ]
+    everything = [r.urn for r in services.transfer.export_records(page=3)]
+    assert everything == [row["urn"] for row in rows]
+    assert len(set(everything)) == len(everything)
+
+
+def test_read_ahead_keeps_order_and_raises_where_the_producer_failed() -> None:
+    def items() -> Iterator[int]:
+        yield from range(3)
+        raise ValueError("row 4 is bad")
+
+    seen: list[int] = []
+    with pytest.raises(ValueError, match="row 4 is bad"):
+        seen.extend(read_ahead(items(), depth=1))
+    assert seen == [0, 1, 2]
+
+
+def test_read_ahead_stops_its_thread_when_the_consumer_leaves() -> None:
+    produced: list[int] = []
+
+    def endless() -> Iterator[int]:
+        number = 0
+        while True:
+            produced.append(number)
+            yield number
+            number += 1
+
+    reader = read_ahead(endless(), depth=2)
+    assert [next(reader) for _ in range(3)] == [0, 1, 2]
+    reader.close()  # joins the producer; a thread left blocked would hang here
+    assert len(produced) <= 3 + 2 + 1
+    assert not any(t.name == "urnkit-read-ahead" for t in threading.enumerate())
+
+
+def test_an_import_stopped_by_a_bad_row_keeps_the_batches_before_it(
+    services: Services, who: Principals
+) -> None:
+    rows: list[dict[str, Any]] = [{"urn": f"urn:nbn:fi:demo-{n}"} for n in range(10)]
+    rows.append({"urn": "urn:nbn:fi:demo-%zz"})
+    with pytest.raises(InvalidURNError, match="'urn:nbn:fi:demo-%zz' is not a URN"):
+        services.transfer.import_records([*rows, {"urn": "urn:nbn:fi:demo-late"}], batch_size=5)
+    assert services.transfer.import_records(rows[:10]) == (
+        0,
+        10,
+    )  # both whole batches were committed
+    with pytest.raises(NotFoundError):
+        services.records.get("urn:nbn:fi:demo-late")

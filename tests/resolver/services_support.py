@@ -1,0 +1,48 @@
+"""What the in-process tests of the services share (``tests/resolver/services``): two
+organisations with sibling prefixes and their callers, two sets of locations, all records.
+
+The fixtures ``services`` and ``who`` (``conftest.py``) give a test these on a new database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from urnkit.resolver.domain import Location, Principal, Record
+from urnkit.resolver.services import Services
+
+HERE = [Location("https://example.org/here")]
+THERE = [Location("https://example.org/there", priority=2, label="copy", media_type="text/html")]
+
+
+@dataclass(frozen=True)
+class Principals:
+    """The callers of a test: registrants of Demo Library (``fi:demo``) and Other Library
+    (``fi:demox``, a sibling), and an admin of Other Library."""
+
+    demo: Principal
+    other: Principal
+    admin: Principal
+    demo_token: str
+
+
+def set_up(services: Services) -> Principals:
+    """The current schema, two organisations with sibling prefixes, and their tokens'
+    principals."""
+    services.store.upgrade()
+    services.admin.create_organisation("Demo Library")
+    services.admin.create_organisation("Other Library")
+    services.admin.delegate("Demo Library", "FI:Demo")
+    services.admin.delegate("Other Library", "fi:demox", "random")
+    demo_token = services.admin.create_token("Demo Library", "registrant")
+    return Principals(
+        demo=services.access.authenticate(demo_token),
+        other=services.access.authenticate(services.admin.create_token("Other Library")),
+        admin=services.access.authenticate(services.admin.create_token("Other Library", "admin")),
+        demo_token=demo_token,
+    )
+
+
+def all_records(services: Services) -> list[Record]:
+    """Every record, read as an export reads them (pages of 7)."""
+    return list(services.transfer.export_records(page=7))
