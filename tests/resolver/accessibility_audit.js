@@ -1,4 +1,4 @@
-// The accessibility checks a page can make of itself, run by tests/resolver/test_browser.py
+// The accessibility checks a page can make of itself, run by tests/resolver/web/test_browser.py
 // through browser_support.audit: a list of what is wrong (WCAG 2.1 success criteria in
 // brackets), empty when nothing is.
 const problems = [];

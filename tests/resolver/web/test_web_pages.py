@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 from resolver_support import Resolver, Server, statistics_interval
 
-from urnkit.resolver.pages import search_kind
 from urnkit.resolver.statistics import ResolutionTally
+from urnkit.resolver.web.routes.pages import search_kind
 
 
 def register(client: httpx.Client, urn: str, title: str, *urls: str) -> None:

@@ -40,7 +40,7 @@ from urnkit.resolver.services import Services
 
 Outcome = Literal["redirect", "surrogate", "gone", "not_found", "invalid", "error"]
 RESOLUTION_ROUTE = "/{urn:path}"
-# The status class of each outcome's response (GET /{urn}, web.py).
+# The status class of each outcome's response (GET /{urn}, web/routes/resolve.py).
 _STATUS_CLASS: dict[str, str] = {
     "redirect": "3xx",
     "surrogate": "2xx",

@@ -1,0 +1,87 @@
+"""What routes take from a request, as typed dependencies: the service, the principal of the
+bearer token (an admin's, where admins alone may act), and a URN from the raw path.
+
+The URN is taken from the raw request path, so percent-encoded octets reach the URN parser as
+they were sent (``%2F`` and ``/`` are different URNs, RFC 8141 §3).
+"""
+
+from collections.abc import Callable
+from typing import Annotated
+from urllib.parse import unquote
+
+from fastapi import Depends, Path, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.types import Scope
+
+from urnkit.resolver.domain import Principal, UnacceptableError
+from urnkit.resolver.services import Services
+
+
+async def _services(request: Request) -> Services:
+    """The service the application was made over (``create_app`` keeps it in its state)."""
+    services: Services = request.app.state.services
+    return services
+
+
+ServiceDep = Annotated[Services, Depends(_services)]
+
+_bearer = HTTPBearer(auto_error=False, description="An API token from `urnkit admin create-token`")
+
+
+def _principal(
+    services: ServiceDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Principal:
+    return services.access.authenticate(credentials.credentials if credentials else None)
+
+
+AuthenticatedPrincipal = Annotated[Principal, Depends(_principal)]
+
+
+def _admin(services: ServiceDep, who: AuthenticatedPrincipal) -> Principal:
+    services.access.require_admin(who)
+    return who
+
+
+AdminPrincipal = Annotated[Principal, Depends(_admin)]
+
+
+def raw_urn(scope: Scope, prefix: str, suffix: str = "") -> str:
+    """The URN in the raw path between ``prefix`` and ``suffix``, as sent. A client that
+    percent-encoded the whole URN (``urn%3Anbn%3A…``) is decoded once: no URN begins so."""
+    raw_path: bytes | None = scope.get("raw_path")
+    if raw_path is None:  # not as a default of get(): encoding the path costs more
+        raw_path = scope["path"].encode()
+    raw = raw_path.decode("latin-1")
+    return decoded_if_whole(raw[len(prefix) : len(raw) - len(suffix)])
+
+
+def decoded_if_whole(text: str) -> str:
+    """``text``, percent-decoded once if a client encoded the whole URN: no URN begins so.
+
+    >>> decoded_if_whole("urn%3Anbn%3Afi-1"), decoded_if_whole("urn:nbn:fi-a%2Fb")
+    ('urn:nbn:fi-1', 'urn:nbn:fi-a%2Fb')
+    """
+    return unquote(text) if text[:6].lower() == "urn%3a" else text
+
+
+def urn_path(suffix: str = "") -> Callable[..., str]:
+    """A dependency: the URN of ``/api/v1/urns/{urn}{suffix}``, as sent."""
+
+    # ``urn`` is declared (not used: the raw path is) so that /openapi.json defines the path
+    # parameter its path template names; without it the published schema is invalid.
+    def dependency(
+        request: Request,
+        urn: Annotated[str, Path(description="The URN, e.g. urn:nbn:fi:demo-1")],
+    ) -> str:
+        query = request.url.query
+        if query[:1] in ("=", "+"):
+            raise UnacceptableError(
+                f"?{query} would be a component of the URN; records hold assigned names alone "
+                "(RFC 8141 §2.3): resolve with GET /{urn}?=… instead",
+                rule="assigned-name",
+                section="RFC 8141 §2.3",
+            )
+        return raw_urn(request.scope, "/api/v1/urns/", suffix)
+
+    return dependency

@@ -1,0 +1,97 @@
+"""RFC 9457 problem details: how refusals and errors are answered, as
+``application/problem+json`` or, to a client that prefers HTML, as a readable page; and how
+/openapi.json describes them.
+
+>>> problem_body(404, "Not found", "no such URN")
+{'type': 'about:blank', 'title': 'Not found', 'status': 404, 'detail': 'no such URN'}
+"""
+
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from urnkit.resolver.domain import ResolverError
+from urnkit.resolver.web.schemas import Problem
+from urnkit.resolver.web.templating import html_page
+
+PROBLEM = "application/problem+json"
+
+
+def wants_html(request: Request) -> bool:
+    """Whether the client prefers HTML to JSON (browsers send ``text/html`` first)."""
+    accept = request.headers.get("accept", "")
+    html, json = accept.find("text/html"), accept.find("json")
+    return html >= 0 and (json < 0 or html < json)
+
+
+def problem_body(
+    status: int, title: str, detail: str, problem_type: str = "about:blank", **extensions: Any
+) -> dict[str, Any]:
+    """An RFC 9457 problem's members: ``type``, ``title``, ``status``, ``detail``, extensions."""
+    return {"type": problem_type, "title": title, "status": status, "detail": detail, **extensions}
+
+
+def problem(
+    request: Request,
+    status: int,
+    title: str,
+    detail: str,
+    problem_type: str = "about:blank",
+    **extensions: Any,
+) -> Response:
+    """The problem as JSON, or as a page to a client that prefers HTML; a 401 asks for a
+    bearer token (``WWW-Authenticate``)."""
+    body = problem_body(status, title, detail, problem_type, **extensions)
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+    if wants_html(request):
+        return html_page("problem.html", status, headers, problem=body)
+    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
+
+
+def refusal(request: Request, error: ResolverError) -> Response:
+    """A refusal of the service, with the status, type and title its class carries."""
+    return problem(
+        request, error.status, error.title, error.detail, error.problem_type, **error.extensions
+    )
+
+
+def invalid_request(request: Request, error: RequestValidationError) -> Response:
+    """A request FastAPI found invalid (422): each error's location and message."""
+    errors = [
+        {"location": list(e.get("loc", ())), "message": e.get("msg", "")} for e in error.errors()
+    ]
+    detail = "; ".join(f"{'.'.join(map(str, e['location']))}: {e['message']}" for e in errors)
+    return problem(request, 422, "Invalid request", detail, errors=errors)
+
+
+def http_error(request: Request, error: HTTPException) -> Response:
+    """An HTTP error Starlette or a route raised (404 of no route, 405, 415 …), its headers kept."""
+    title = HTTPStatus(error.status_code).phrase
+    response = problem(request, error.status_code, title, str(error.detail))
+    response.headers.update(error.headers or {})
+    return response
+
+
+def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI descriptions of the problem responses a route may give: the Problem schema under
+    the media type sent, ``application/problem+json`` (a ``model`` would put it under
+    ``application/json``, which these responses never are), or a page for browsers."""
+    return {
+        status: {
+            "content": {
+                PROBLEM: {"schema": _PROBLEM_SCHEMA},
+                "text/html": {"schema": {"type": "string"}},
+            },
+            "description": "A problem (RFC 9457)",
+        }
+        for status in statuses
+    }
+
+
+_PROBLEM_SCHEMA = Problem.model_json_schema()
+# What a route that takes a bearer token may answer besides its own problems.
+AUTHENTICATED = problem_responses(401, 403, 422)

@@ -1,0 +1,81 @@
+"""The resolver's pages for people: home, search, the register of prefixes, statistics.
+
+Server-rendered HTML (Jinja2, autoescaped), usable without JavaScript; their JSON twins are
+``/api/v1/search``, ``/api/v1/prefixes`` and ``/api/v1/statistics``. Like the rest of the web
+layer these routes only read the request, call the service and render what it returns.
+
+>>> search_kind("URN:NBN:fi-1"), search_kind("https://example.org/"), search_kind("Thesis")
+('urn', 'url', 'title')
+"""
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from fastapi.responses import HTMLResponse
+
+from urnkit.resolver.domain import InvalidURNError, UnacceptableError
+from urnkit.resolver.services.overview import MAX_STATISTICS_DAYS
+from urnkit.resolver.services.shapes import record_json
+from urnkit.resolver.web.deps import ServiceDep
+from urnkit.resolver.web.routes.search import SearchBy
+from urnkit.resolver.web.routes.statistics import STATISTICS_DAYS
+from urnkit.resolver.web.templating import html_page
+
+PAGE_SIZE = 20  # search results on one page
+router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
+
+
+def search_kind(text: str) -> SearchBy:
+    """What a search text is when the searcher did not say: a URN if it begins with ``urn:``
+    (in any case, RFC 8141 §2), a URL if with ``http://`` or ``https://``, else a title."""
+    start = text.lstrip()[:8].lower()
+    if start.startswith("urn:"):
+        return "urn"
+    if start.startswith(("http://", "https://")):
+        return "url"
+    return "title"
+
+
+@router.get("/")
+def home() -> HTMLResponse:
+    return html_page("home.html")
+
+
+@router.get("/search")
+def search(
+    services: ServiceDep,
+    q: Annotated[str, Query(max_length=4000)] = "",
+    by: Literal["auto", "urn", "url", "title"] = "auto",
+    cursor: Annotated[str | None, Query(pattern=r"^[0-9]{1,18}$")] = None,
+) -> HTMLResponse:
+    """Records by URN (equivalence), by location URL (reverse lookup) or by title."""
+    text = q.strip()
+    kind = search_kind(text) if by == "auto" else by
+    context: dict[str, Any] = {"q": text, "by": by, "kind": kind, "records": None}
+    if not text:
+        return html_page("search.html", **context)
+    try:
+        found, after = services.overview.search(kind, text, int(cursor or 0), PAGE_SIZE)
+    except InvalidURNError as error:
+        return html_page("search.html", 400, error=error, **context)
+    except UnacceptableError as error:
+        return html_page("search.html", 422, error=error, **context)
+    context["records"] = [record_json(record) for record in found]
+    context["next_cursor"] = after
+    return html_page("search.html", **context)
+
+
+@router.get("/prefixes")
+def prefixes(services: ServiceDep) -> HTMLResponse:
+    """The public register of delegated prefixes (RFC 8458 §4.3)."""
+    return html_page("prefixes.html", register=services.overview.register())
+
+
+@router.get("/statistics")
+def statistics(
+    services: ServiceDep,
+    days: Annotated[int, Query(ge=1, le=MAX_STATISTICS_DAYS)] = STATISTICS_DAYS,
+) -> HTMLResponse:
+    """Resolutions per prefix per day (UTC)."""
+    counts = services.overview.statistics(days)
+    return html_page("statistics.html", counts=counts, days=days)

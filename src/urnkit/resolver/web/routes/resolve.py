@@ -1,0 +1,357 @@
+"""Resolution: ``GET /{urn}`` (RFC 8458 §4.4) and RFC 2483's services, at
+``/uri-res/{service}?{urn}`` (RFC 2169) and at ``/{urn}?s={service}``.
+
+Resolution's own routes are plain Starlette routes, async, tried before every other route
+(:data:`FIRST_ROUTES`); they answer what the front (:mod:`urnkit.resolver.web.front`) leaves:
+queries, JSON, answers other than a redirect. The :data:`router`'s routes answer the paths
+they leave (not beginning with ``urn:``) and describe resolution in /openapi.json.
+"""
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
+from starlette.routing import BaseRoute, Match, Route
+from starlette.types import Scope
+from werkzeug.datastructures import MIMEAccept
+
+from urnkit.resolver.domain import (
+    InvalidURNError,
+    Location,
+    NotAcceptableError,
+    NotFoundError,
+    Record,
+    UnacceptableError,
+    parse_urn,
+    with_q_component,
+)
+from urnkit.resolver.domain.dublin_core import oai_dc_xml
+from urnkit.resolver.services import Services
+from urnkit.resolver.services.rfc2483 import (
+    ALIASES,
+    REQUESTS,
+    Description,
+    Rfc2483Requests,
+    accept_header,
+    negotiate,
+    request_name,
+    requested,
+    uri_list,
+)
+from urnkit.resolver.services.shapes import history_json, record_json
+from urnkit.resolver.web.deps import decoded_if_whole, raw_urn
+from urnkit.resolver.web.front import FOUND, prefers_json, redirect, resolution_links
+from urnkit.resolver.web.metrics import Metrics
+from urnkit.resolver.web.problems import PROBLEM, problem_body, problem_responses, wants_html
+from urnkit.resolver.web.templating import html_page
+
+_XML = ("application/xml", "text/xml")  # Dublin Core (oai_dc), what I2C and I2Cs give
+
+
+class _URNRoute(Route):
+    """A route that matches only paths beginning with ``/urn:`` (in any case), which no other
+    route takes: resolution can then be tried before the API's routes instead of after all of
+    them, and skip FastAPI's parameter handling. In process, a resolution took 70 µs through
+    FastAPI's catch-all route and takes 27 µs through this one (benchmarks/resolve_bench.py)."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        match, child_scope = super().matches(scope)
+        if match is not Match.NONE and child_scope["path_params"]["urn"][:4].lower() != "urn:":
+            return Match.NONE, {}
+        child_scope["route"] = self  # as FastAPI's routes do: /metrics counts by route
+        return match, child_scope
+
+
+async def resolve_request(request: Request) -> Response:
+    """The answer to ``GET`` or ``HEAD /{urn}``, or to the RFC 2483 service its query names;
+    what the front found (``FOUND``) is answered without resolving again."""
+    text = raw_urn(request.scope, "/")
+    query = request.scope.get("query_string", b"").decode("latin-1")
+    if query:
+        if query[:1] in ("+", "="):
+            text = f"{text}?{query}"
+        chosen = requested(query)
+        if chosen is not None and chosen != "I=I":  # I=I needs two URNs: the default
+            return await asyncio.to_thread(answer_service, request, chosen, text)
+    services: Services = request.app.state.services
+    metrics: Metrics = request.app.state.metrics
+    try:
+        resolution = request.scope.get(FOUND)  # by the front (redirect_front), if it ran
+        if isinstance(resolution, Exception):
+            raise resolution
+        if resolution is None:
+            resolution = await services.resolution.resolve_async(text)
+    except NotFoundError:
+        metrics.resolved("not_found")
+        raise
+    except (InvalidURNError, UnacceptableError):
+        metrics.resolved("invalid")
+        raise
+    except Exception:
+        metrics.resolved("error")
+        raise
+    metrics.resolved(resolution.kind)
+    if resolution.kind == "redirect" and (
+        not resolution.alternates or not prefers_json(request.scope)
+    ):
+        return redirect(
+            request.scope,
+            resolution.target or "",
+            resolution.alternates,
+            resolution.predecessors,
+        )
+    if resolution.kind == "redirect":
+        links = resolution_links(request.scope, resolution.alternates, (), resolution.predecessors)
+        headers = {"Link": links, "Vary": "Accept"}
+        active = await asyncio.to_thread(services.records.get, text)
+        return JSONResponse(_record_body(active, resolution.predecessors), headers=headers)
+    record = resolution.record
+    assert record is not None
+    links = resolution_links(request.scope, (), record.successors, resolution.predecessors)
+    headers = {"Link": links, "Vary": "Accept"} if links else {"Vary": "Accept"}
+    if resolution.kind == "gone":
+        if wants_html(request):
+            description = await asyncio.to_thread(Rfc2483Requests(services.records).describe, text)
+            return _record_page(description, 410, headers)
+        return _gone_problem(record, resolution.predecessors, headers)
+    if prefers_json(request.scope):
+        return JSONResponse(_record_body(record, resolution.predecessors), headers=headers)
+    description = await asyncio.to_thread(Rfc2483Requests(services.records).describe, text)
+    return _record_page(description, 200, headers)
+
+
+def answer_service(request: Request, name: str, text: str) -> Response:
+    """The answer of the RFC 2483 service ``name`` for the URN in ``text`` (not I=I)."""
+    services: Services = request.app.state.services
+    rfc2483 = Rfc2483Requests(services.records)
+    urn = parse_urn(text)
+    description = rfc2483.describe(text)
+    record = description.record
+    alternates = [loc.url for loc in description.usable]
+    if urn.q_component:  # RFC 8141 §2.3.2: passed to every locator
+        alternates = [with_q_component(url, urn.q_component) for url in alternates]
+    links = resolution_links(request.scope, alternates, record.successors, description.predecessors)
+    headers = {"Link": links} if links else {}
+    if name in ("I2L", "I2Ls", "I2R", "I2Rs") and record.status == "deactivated":
+        if wants_html(request):
+            return _record_page(description, 410, headers)
+        return _gone_problem(record, description.predecessors, headers)
+    accept = accept_header(request.headers.get("accept"))
+    if name in ("I2R", "I2Rs"):
+        headers["Vary"] = "Accept"
+    if name in ("I2L", "I2Ls", "I2R", "I2Rs"):
+        chosen = _acceptable(description, accept, ranked=name in ("I2R", "I2Rs"))
+        if name in ("I2L", "I2R"):
+            return _located(description, chosen, urn.q_component or "", headers)
+        return _listed(description, chosen, urn.q_component or "", headers, name == "I2Ls")
+    if name == "I2C":
+        return _described(description, accept, headers)
+    if name == "I2Cs":
+        return _xml_response(record, "application/xml", headers)
+    if name == "I2N":
+        return _uri_list_response([(rfc2483.current(text), None)], headers)
+    assert name == "I2Ns"
+    return _uri_list_response([(urn, relation) for urn, relation in rfc2483.related(text)], headers)
+
+
+def _acceptable(description: Description, accept: MIMEAccept, ranked: bool) -> Sequence[Location]:
+    """The usable locations (I2L, I2Ls), or those ``accept`` takes, preferred first (``ranked``:
+    I2R, I2Rs); :class:`NotAcceptableError` if it takes none of those there are."""
+    if not ranked:
+        return description.usable
+    chosen = Rfc2483Requests.ranked(description, accept)
+    if description.usable and not chosen:
+        _not_acceptable(description)
+    return chosen
+
+
+def _located(
+    description: Description,
+    chosen: Sequence[Location],
+    q_component: str,
+    headers: dict[str, str],
+) -> Response:
+    """I2L's and I2R's answer: a redirect to the first location ``chosen``."""
+    record = description.record
+    if not description.usable:
+        raise NotFoundError(
+            f"{record.urn} is registered ({record.status}) but has no location at "
+            "present: GET /{urn} gives what is known of it",
+            record_status=record.status,
+        )
+    target = with_q_component(chosen[0].url, q_component)
+    return RedirectResponse(target, status_code=302, headers=headers)
+
+
+def _listed(
+    description: Description,
+    chosen: Sequence[Location],
+    q_component: str,
+    headers: dict[str, str],
+    broken_too: bool,
+) -> Response:
+    """I2Ls's and I2Rs's answer: the URN, then the locations ``chosen``, as a
+    ``text/uri-list``; ``broken_too`` (I2Ls) adds the broken ones as comments."""
+    record = description.record
+    entries: list[tuple[str | None, str | None]] = [(None, record.urn)]
+    entries += [(with_q_component(loc.url, q_component), _location_comment(loc)) for loc in chosen]
+    if broken_too:  # the rest, as comments: not to be used now
+        entries += [
+            (None, f"{entry.state} since {entry.since:%Y-%m-%d}: {entry.location.url}")
+            for entry in description.locations
+            if entry.state == "broken" and record.status == "active"
+        ]
+    return _uri_list_response(entries, headers)
+
+
+def _described(description: Description, accept: MIMEAccept, headers: dict[str, str]) -> Response:
+    """I2C's answer: the record as JSON, as its page or as Dublin Core, as ``accept`` prefers."""
+    record = description.record
+    headers["Vary"] = "Accept"
+    media_type = negotiate(accept, ("application/json", "text/html", *_XML))
+    if media_type is None:
+        raise NotAcceptableError(
+            "I2C describes a URN as application/json, text/html or application/xml "
+            "(Dublin Core); the request's Accept takes none of them",
+            available=["application/json", "text/html", *_XML],
+        )
+    if media_type == "text/html":
+        return _record_page(description, 200, headers)
+    if media_type == "application/json":
+        return JSONResponse(_record_body(record, description.predecessors), headers=headers)
+    return _xml_response(record, media_type, headers)
+
+
+async def uri_res_request(request: Request) -> Response:
+    """RFC 2169 §2's convention: ``/uri-res/{service}?{urn}``, the query the URN as sent
+    (RFC 2483 §4 services; I=I takes ``{urn}&{urn}``)."""
+    name = request.path_params["name"]
+    chosen = request_name(name)
+    if chosen is None:
+        raise NotFoundError(
+            f"no resolution service is called {name!r} here; the services are "
+            f"{', '.join(REQUESTS)} (RFC 2483 §4), also under their RFC 2169 names "
+            f"{', '.join(ALIASES)}",
+            services=list(REQUESTS),
+            aliases=ALIASES,
+        )
+    text = decoded_if_whole(request.scope.get("query_string", b"").decode("latin-1"))
+    if not text:
+        raise InvalidURNError(
+            f"no URN: the query is the URN, as in /uri-res/{chosen}?urn:nbn:fi-123 (RFC 2169 §2)",
+            input="",
+            position=0,
+        )
+    if chosen == "I=I":
+        equal = Rfc2483Requests.equivalent(text)
+        return PlainTextResponse("true" if equal else "false")
+    return await asyncio.to_thread(answer_service, request, chosen, text)
+
+
+def _record_body(record: Record, predecessors: Sequence[str]) -> dict[str, Any]:
+    """A record as resolution shows it as JSON: as the API does, and its predecessors."""
+    return record_json(record) | {"predecessors": sorted(predecessors)}
+
+
+def _gone_problem(
+    record: Record, predecessors: Sequence[str], headers: dict[str, str]
+) -> JSONResponse:
+    detail = f"{record.urn} is deactivated" + (
+        f"; its successors: {', '.join(record.successors)}" if record.successors else ""
+    )
+    body = problem_body(410, "Gone", detail) | {"record": _record_body(record, predecessors)}
+    return JSONResponse(body, status_code=410, media_type=PROBLEM, headers=headers)
+
+
+def _record_page(description: Description, status: int, headers: dict[str, str]) -> HTMLResponse:
+    """The page of a URN (RFC 8458 §4.5's surrogate, the 410 page, I2C's landing page)."""
+    return html_page(
+        "record.html",
+        status,
+        headers,
+        record=record_json(description.record),
+        locations=[
+            {
+                "url": entry.location.url,
+                "label": entry.location.label,
+                "media_type": entry.location.media_type,
+                "priority": entry.location.priority,
+                "state": entry.state,
+                "since": None if entry.since is None else entry.since.isoformat(),
+            }
+            for entry in description.locations
+        ],
+        predecessors=sorted(description.predecessors),
+        history=[history_json(entry) for entry in description.history],
+    )
+
+
+def _not_acceptable(description: Description) -> NoReturn:
+    types = sorted({loc.media_type or "(not recorded)" for loc in description.usable})
+    raise NotAcceptableError(
+        f"the locations of {description.record.urn} are of the media types {', '.join(types)}; "
+        "the request's Accept takes none of them",
+        available=types,
+    )
+
+
+def _location_comment(location: Location) -> str:
+    """What a ``text/uri-list`` comment says of a location."""
+    parts = [f"priority {location.priority}", location.media_type, location.label]
+    return ", ".join(part for part in parts if part)
+
+
+def _uri_list_response(
+    entries: list[tuple[str | None, str | None]], headers: dict[str, str]
+) -> Response:
+    return Response(uri_list(entries), media_type="text/uri-list; charset=utf-8", headers=headers)
+
+
+def _xml_response(record: Record, media_type: str, headers: dict[str, str]) -> Response:
+    return Response(oai_dc_xml(record), media_type=f"{media_type}; charset=utf-8", headers=headers)
+
+
+async def resolve(urn: str, request: Request) -> Response:
+    """Resolve a URN (RFC 8458 §4.4). An HTTP query beginning with ``=`` is the URN's
+    q-component and is appended to the location's query (RFC 8141 §2.3.2); one beginning
+    with ``+`` is an r-component (ending at ``?=``). Its directive ``s=`` (or the query's,
+    rfc2141bis §2.3.1) names an RFC 2483 service; the rest is ignored."""
+    return await resolve_request(request)
+
+
+# Tried before every other route, in this order: create_app puts them first.
+FIRST_ROUTES: tuple[BaseRoute, ...] = (
+    _URNRoute("/{urn:path}", resolve_request, methods=["GET", "HEAD"]),
+    Route("/uri-res/{name}", uri_res_request, methods=["GET", "HEAD"]),
+)
+
+RESOLUTION_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **problem_responses(400, 404),
+    200: {"description": "A page of the record's metadata (RFC 8458 §4.5)"},
+    302: {"description": "Found: the highest-priority location; Link names them all"},
+    410: {"description": "Gone: deactivated; the Link headers name its successors"},
+}
+
+router = APIRouter()
+router.add_api_route(
+    "/{urn:path}",
+    resolve,
+    methods=["GET", "HEAD"],
+    response_class=Response,
+    include_in_schema=False,
+)
+# /openapi.json shows GET and HEAD as two operations, each with an operationId of its own
+# (one route for both gives them one, which OpenAPI forbids). These routes only describe:
+# the route above, added first, answers every request to the path that _URNRoute leaves,
+# and its 405s say "Allow: GET, HEAD" (as _URNRoute's do).
+for _method in ("GET", "HEAD"):
+    router.add_api_route(
+        "/{urn:path}",
+        resolve,
+        methods=[_method],
+        response_class=Response,
+        responses=RESOLUTION_RESPONSES,
+        tags=["resolution"],
+    )

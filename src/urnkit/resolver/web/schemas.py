@@ -1,0 +1,246 @@
+"""The API's models: they make ``/openapi.json`` (their names and fields are what it publishes)."""
+
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from urnkit.resolver.services.records import MAX_BATCH
+
+
+class LocationModel(BaseModel):
+    """A location of the resource: lower priority numbers are tried first."""
+
+    model_config = ConfigDict(extra="forbid")
+    url: str = Field(min_length=1, max_length=4000, examples=["https://example.org/thesis.pdf"])
+    priority: int = Field(1, ge=0, le=1_000_000)
+    label: str | None = Field(None, max_length=1000)
+    media_type: str | None = Field(None, max_length=255, examples=["application/pdf"])
+
+
+class RecordIn(BaseModel):
+    """What a registrant sends to create or replace a record."""
+
+    model_config = ConfigDict(extra="forbid")
+    locations: list[LocationModel] = Field(default_factory=list, max_length=100)
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, examples=[{"title": "A thesis", "creators": ["Ann Author"]}]
+    )
+
+
+class BatchItem(RecordIn):
+    """One record of a batch: its URN and what :class:`RecordIn` holds."""
+
+    urn: str = Field(min_length=1, max_length=2000, examples=["urn:nbn:fi:demo-1"])
+
+
+class BatchIn(BaseModel):
+    """Up to 10,000 records, written all together or not at all."""
+
+    model_config = ConfigDict(extra="forbid")
+    records: list[BatchItem] = Field(min_length=1, max_length=MAX_BATCH)
+
+
+class RecordOut(BaseModel):
+    """A registered URN and what the service knows of it."""
+
+    urn: str
+    status: Literal["reserved", "active", "deactivated"]
+    locations: list[LocationModel]
+    metadata: dict[str, Any]
+    successors: list[str]
+    note: str | None
+    owner: str
+    created: str = Field(description="RFC 3339 time")
+    updated: str = Field(description="RFC 3339 time")
+
+
+class RecordPage(BaseModel):
+    """A page of records and the cursor of the next page (null on the last)."""
+
+    records: list[RecordOut]
+    next_cursor: str | None
+
+
+class HistoryEntryOut(BaseModel):
+    """One change: when, what, by whom, and the record as it was after it."""
+
+    at: str
+    action: str
+    actor: str
+    record: dict[str, Any]
+
+
+class HistoryOut(BaseModel):
+    """Every change to a record, oldest first."""
+
+    urn: str
+    entries: list[HistoryEntryOut]
+
+
+class DeactivateIn(BaseModel):
+    """Why a URN is deactivated and which URNs succeed it."""
+
+    model_config = ConfigDict(extra="forbid")
+    note: str | None = Field(None, max_length=10_000)
+    successors: list[str] = Field(default_factory=list, max_length=100)
+
+
+class GeneratedOut(BaseModel):
+    """The URN:NBNs generated and reserved; ``urn`` is the first of ``urns``."""
+
+    urn: str
+    urns: list[str]
+
+
+class BatchResult(BaseModel):
+    """What happened to one record of a batch."""
+
+    urn: str
+    result: Literal["created", "replaced"]
+
+
+class BatchOut(BaseModel):
+    """What happened to each record of a batch, in order."""
+
+    count: int
+    results: list[BatchResult]
+
+
+class PrefixOut(BaseModel):
+    """A delegated prefix (RFC 8458 §4.3), whom it is delegated to and how URNs are generated."""
+
+    prefix: str
+    organisation: str
+    generator: Literal["sequential", "random"]
+
+
+class DelegateIn(BaseModel):
+    """Delegate a prefix to an organisation."""
+
+    model_config = ConfigDict(extra="forbid")
+    prefix: str = Field(min_length=2, max_length=200, examples=["fi:demo"])
+    organisation: str = Field(min_length=1, max_length=200)
+    generator: Literal["sequential", "random"] = "sequential"
+
+
+class OrganisationIn(BaseModel):
+    """A new organisation."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=200)
+
+
+class OrganisationOut(BaseModel):
+    """An organisation."""
+
+    name: str
+
+
+class TokenIn(BaseModel):
+    """A new token's role and a label to recognise it by."""
+
+    model_config = ConfigDict(extra="forbid")
+    role: Literal["admin", "registrant"] = "registrant"
+    label: str = Field("", max_length=200)
+
+
+class TokenOut(BaseModel):
+    """A new token: shown once, stored only hashed."""
+
+    token: str
+    token_id: int = Field(description="What POST /api/v1/tokens/{token_id}/revoke takes")
+    organisation: str
+    role: str
+
+
+class BrokenLinkOut(BaseModel):
+    """A location whose link is broken: whose it is, its record's URN, and the link's state."""
+
+    owner: str = Field(description="The organisation that registered the location")
+    urn: str
+    url: str
+    status: Literal["ok", "broken"]
+    http_status: int | None = Field(description="The last answer's status; null: none came")
+    detail: str | None = Field(description="What the last check found, in words")
+    failures: int = Field(description="Consecutive failed checks")
+    since: str = Field(description="RFC 3339 time the status last changed")
+    checked: str | None = Field(description="RFC 3339 time of the last check")
+
+
+class BrokenLinksOut(BaseModel):
+    """The broken links of an organisation (or of all, for an admin who names none)."""
+
+    owner: str | None
+    count: int
+    links: list[BrokenLinkOut]
+
+
+class Problem(BaseModel):
+    """An RFC 9457 problem: what went wrong, and where when the input was at fault."""
+
+    model_config = ConfigDict(extra="allow")
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+
+
+class HarvestSourceIn(BaseModel):
+    """An OAI-PMH repository to harvest URN:NBN -> URL mappings from."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=200, examples=["doria"])
+    organisation: str = Field(min_length=1, max_length=200)
+    base_url: str = Field(min_length=1, max_length=2000, examples=["https://repo.example.org/oai"])
+    url_pattern: str = Field(
+        min_length=1,
+        max_length=2000,
+        description="A regular expression every location URL must fully match",
+        examples=[r"https://repo\.example\.org/handle/\d+/\d+"],
+    )
+    set_spec: str | None = Field(None, max_length=200, description="Harvest only this set")
+
+
+class HarvestSourceOut(HarvestSourceIn):
+    """A harvest source and where its next incremental harvest starts."""
+
+    granularity: str | None
+    next_from: str | None = Field(description="The next harvest's from=; null before a success")
+    harvested: str | None = Field(description="RFC 3339 time of the last successful harvest")
+
+
+class DayCountOut(BaseModel):
+    """How many times URNs under a prefix were resolved on a day (UTC)."""
+
+    prefix: str
+    day: date
+    resolutions: int
+
+
+class StatisticsOut(BaseModel):
+    """Resolutions per prefix per day from ``since`` (UTC) on, the newest day first."""
+
+    since: date
+    counts: list[DayCountOut]
+
+
+class ForwardingIn(BaseModel):
+    """A national resolver: its URL template, ``{urn}`` where the URN goes, and a note."""
+
+    model_config = ConfigDict(extra="forbid")
+    url_template: str = Field(
+        min_length=8, max_length=2000, examples=["https://urn.kb.se/resolve?urn={urn}"]
+    )
+    note: str | None = Field(None, max_length=1000)
+
+
+class ForwardingOut(BaseModel):
+    """A country's national resolver (RFC 8458 §4.4) and its last health check."""
+
+    country: str = Field(description="ISO 3166-1 alpha-2, lower case", examples=["se"])
+    url_template: str
+    health: Literal["unknown", "up", "down"]
+    checked: str | None = Field(description="RFC 3339 time of the last health check")
+    detail: str | None = Field(description="What the last health check saw")
+    note: str | None
