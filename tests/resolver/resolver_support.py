@@ -15,12 +15,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 from uuid import uuid4
 
 import httpx
@@ -215,3 +216,40 @@ def mark_links(store: Store, status: str, *urls: str) -> None:
                 )
             )
         tx.links.refresh_targets(set(urls))
+
+
+# What the black-box tests of every area send and expect (RFC 9457 problems, media types).
+PROBLEM = "application/problem+json"
+BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+JSON = "application/json"
+
+
+def register(
+    api: httpx.Client,
+    urn: str,
+    locations: Sequence[dict[str, Any]] = (),
+    metadata: dict[str, Any] | None = None,
+) -> None:
+    """Create the record of ``urn`` through the API."""
+    body = {"locations": list(locations), "metadata": metadata or {}}
+    response = api.put(f"/api/v1/urns/{urn}", json=body)
+    assert response.status_code == 201, response.text
+
+
+def deactivate(api: httpx.Client, urn: str, successors: Sequence[str], note: str = "") -> None:
+    """Deactivate ``urn`` naming ``successors``."""
+    body = {"note": note or None, "successors": list(successors)}
+    response = api.post(f"/api/v1/urns/{urn}/deactivate", json=body)
+    assert response.status_code == 200, response.text
+
+
+def assert_problem(response: httpx.Response, status: int) -> dict[str, Any]:
+    """An RFC 9457 problem of ``status``; its members."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith(PROBLEM)
+    problem: dict[str, Any] = response.json()
+    assert problem["status"] == status
+    assert problem["type"] == "about:blank"
+    assert problem["title"]
+    assert problem["detail"]
+    return problem

@@ -13,9 +13,16 @@ from xml.etree import ElementTree as ET
 
 import httpx
 import pytest
-from resolver_support import Resolver, mark_links
+from resolver_support import (
+    BROWSER,
+    JSON,
+    Resolver,
+    assert_problem,
+    deactivate,
+    mark_links,
+    register,
+)
 from rfc2483_support import locations, rel, urls
-from test_resolution_contract import BROWSER, JSON, assert_problem, deactivate, register
 
 from urnkit.resolver.domain.dublin_core import DC, OAI_DC
 from urnkit.resolver.services.rfc2483 import ALIASES, REQUESTS

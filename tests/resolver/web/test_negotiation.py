@@ -24,9 +24,17 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from resolver_support import Resolver, mark_links, urnkit
+from resolver_support import (
+    BROWSER,
+    JSON,
+    PROBLEM,
+    Resolver,
+    deactivate,
+    mark_links,
+    register,
+    urnkit,
+)
 from rfc2483_support import links, locations, parse_links, rel, urls
-from test_resolution_contract import BROWSER, JSON, PROBLEM, deactivate, register
 
 from urnkit.resolver.services.rfc2483 import accept_header, link_header, negotiate, quality
 from urnkit.resolver.store import Store

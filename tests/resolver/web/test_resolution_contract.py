@@ -21,58 +21,32 @@ through the API, then resolves them as a browser or an API client would. What th
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 import httpx
 import pytest
-from resolver_support import Resolver, Server
+from resolver_support import (
+    BROWSER,
+    JSON,
+    PROBLEM,
+    Resolver,
+    Server,
+    assert_problem,
+    deactivate,
+    register,
+)
 
 from urnkit.syntax import URNSyntaxError, diagnose
 
-PROBLEM = "application/problem+json"
-BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
-JSON = "application/json"
 LINK = re.compile(r'<([^>]*)>\s*;\s*rel="successor-version"')
 
 
 # --- helpers -------------------------------------------------------------------------------------
 
 
-def register(
-    api: httpx.Client,
-    urn: str,
-    locations: Sequence[dict[str, Any]] = (),
-    metadata: dict[str, Any] | None = None,
-) -> None:
-    """Create the record of ``urn`` through the API."""
-    body = {"locations": list(locations), "metadata": metadata or {}}
-    response = api.put(f"/api/v1/urns/{urn}", json=body)
-    assert response.status_code == 201, response.text
-
-
-def deactivate(api: httpx.Client, urn: str, successors: Sequence[str], note: str = "") -> None:
-    """Deactivate ``urn`` naming ``successors``."""
-    body = {"note": note or None, "successors": list(successors)}
-    response = api.post(f"/api/v1/urns/{urn}/deactivate", json=body)
-    assert response.status_code == 200, response.text
-
-
 def successor_links(response: httpx.Response) -> list[str]:
     """The targets of the ``rel="successor-version"`` links, in order."""
     return LINK.findall(", ".join(response.headers.get_list("link")))
-
-
-def assert_problem(response: httpx.Response, status: int) -> dict[str, Any]:
-    """An RFC 9457 problem of ``status``; its members."""
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    problem: dict[str, Any] = response.json()
-    assert problem["status"] == status
-    assert problem["type"] == "about:blank"
-    assert problem["title"]
-    assert problem["detail"]
-    return problem
 
 
 # --- redirection ---------------------------------------------------------------------------------
