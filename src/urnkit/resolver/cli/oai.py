@@ -37,10 +37,7 @@ _HARVEST = Help(
 
 
 def _harvester(args: argparse.Namespace) -> Harvester:
-    from urnkit.resolver.services.harvest import Harvester
-
-    services = services_for(args)
-    return Harvester(services.store, services.access)
+    return services_for(args).harvest
 
 
 def _add_source(args: argparse.Namespace) -> int:

@@ -33,6 +33,7 @@ from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.admin import AdminService
 from urnkit.resolver.services.discovery import Discovery
 from urnkit.resolver.services.forwarding import ForwardingService
+from urnkit.resolver.services.harvest import Harvester
 from urnkit.resolver.services.links import LinkService
 from urnkit.resolver.services.overview import OverviewService
 from urnkit.resolver.services.records import RecordService
@@ -60,3 +61,4 @@ class Services:
         self.transfer = TransferService(store, self.records)
         self.overview = OverviewService(store, self.records, tally)
         self.links = LinkService(store)
+        self.harvest = Harvester(store, self.access)

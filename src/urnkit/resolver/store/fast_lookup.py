@@ -43,18 +43,17 @@ _DriverSQL = tuple[str, Callable[[Any], Any]]
 
 
 def _driver_sql(query: sa.Select[Any], dialect: sa.Dialect, name: str) -> _DriverSQL:
-    """``query`` as its driver takes it, bypassing SQLAlchemy's per-execution work: the SQL and a
-    function from the value of the bind parameter ``name`` to the driver's parameters (the
-    others, like ``LIMIT 1``, are constants)."""
+    """``query`` as sqlite3 takes it, bypassing SQLAlchemy's per-execution work: the SQL and a
+    function from the value of the bind parameter ``name`` to the driver's positional (qmark)
+    parameters (the others, like ``LIMIT 1``, are constants)."""
     # Rendered in: literal parameters, like the separator of aggregate_strings.
     compiled = query.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
     fixed = dict(compiled.params)
     order = compiled.positiontup
-    if order is None:  # named (psycopg)
-        return str(compiled), lambda value: {**fixed, name: value}
+    assert order is not None, "sqlite3's parameters are positional (qmark)"
     template, index = [fixed[n] for n in order], order.index(name)
 
-    def positional(value: Any) -> list[Any]:  # qmark (sqlite3)
+    def positional(value: Any) -> list[Any]:
         parameters = template.copy()
         parameters[index] = value
         return parameters

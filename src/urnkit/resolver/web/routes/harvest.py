@@ -6,7 +6,6 @@ from typing import Any
 from fastapi import APIRouter
 
 from urnkit.resolver.domain import HarvestSource
-from urnkit.resolver.services.harvest import Harvester
 from urnkit.resolver.web.deps import AdminPrincipal, ServiceDep
 from urnkit.resolver.web.problems import AUTHENTICATED, problem_responses
 from urnkit.resolver.web.schemas import HarvestSourceIn, HarvestSourceOut
@@ -31,7 +30,7 @@ def source_json(source: HarvestSource) -> dict[str, Any]:
 @router.get("/api/v1/oai/sources", response_model=list[HarvestSourceOut], responses=AUTHENTICATED)
 def harvest_sources(_: AdminPrincipal, services: ServiceDep) -> list[dict[str, Any]]:
     """Every OAI-PMH harvest source (admin); harvests run with ``urnkit oai harvest``."""
-    return [source_json(source) for source in Harvester(services.store, services.access).sources()]
+    return [source_json(source) for source in services.harvest.sources()]
 
 
 @router.post(
@@ -45,7 +44,7 @@ def add_harvest_source(
 ) -> dict[str, Any]:
     """Add an OAI-PMH harvest source (admin): its URNs must fall under the organisation's
     delegated prefixes, its location URLs must fully match the pattern."""
-    source = Harvester(services.store, services.access).add_source(
+    source = services.harvest.add_source(
         body.name, body.organisation, body.base_url, body.url_pattern, body.set_spec
     )
     return source_json(source)
