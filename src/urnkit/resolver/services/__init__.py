@@ -34,6 +34,7 @@ from urnkit.resolver.services.admin import AdminService
 from urnkit.resolver.services.discovery import Discovery
 from urnkit.resolver.services.forwarding import ForwardingService
 from urnkit.resolver.services.harvest import Harvester
+from urnkit.resolver.services.health import HealthService
 from urnkit.resolver.services.links import LinkService
 from urnkit.resolver.services.overview import OverviewService
 from urnkit.resolver.services.records import RecordService
@@ -62,3 +63,4 @@ class Services:
         self.overview = OverviewService(store, self.records, tally)
         self.links = LinkService(store)
         self.harvest = Harvester(store, self.access)
+        self.health = HealthService(store)

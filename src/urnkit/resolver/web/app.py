@@ -32,6 +32,7 @@ from urnkit.resolver.web.routes import (
     admin,
     forwarding,
     harvest,
+    health,
     links,
     metrics,
     oai,
@@ -56,6 +57,7 @@ ROUTERS = (
     oai,
     pages,
     metrics,
+    health,
     resolve,
 )
 _log = logging.getLogger("urnkit.resolver")

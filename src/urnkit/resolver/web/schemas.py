@@ -225,6 +225,20 @@ class StatisticsOut(BaseModel):
     counts: list[DayCountOut]
 
 
+class HealthOut(BaseModel):
+    """Liveness: the process answers."""
+
+    status: Literal["ok"]
+
+
+class ReadinessOut(BaseModel):
+    """Readiness: whether the database answers and holds the latest schema."""
+
+    status: Literal["ready", "not ready"]
+    database: Literal["ok", "unreachable"]
+    schema_: Literal["current", "outdated", "empty", "unknown"] = Field(alias="schema")
+
+
 class ForwardingIn(BaseModel):
     """A national resolver: its URL template, ``{urn}`` where the URN goes, and a note."""
 

@@ -1,0 +1,38 @@
+"""``/healthz`` and ``/readyz``: whether the process answers (liveness) and whether it can serve
+(readiness: its database answers at the latest schema), as JSON for load balancers and
+orchestrators. Never cached."""
+
+from typing import Any
+
+from fastapi import APIRouter, Response
+
+from urnkit.resolver.web.deps import ServiceDep
+from urnkit.resolver.web.schemas import HealthOut, ReadinessOut
+
+router = APIRouter(tags=["operations"])
+_NO_STORE = {"Cache-Control": "no-store"}
+
+
+@router.get("/healthz", response_model=HealthOut)
+def healthz(response: Response) -> dict[str, str]:
+    """Liveness: the process answers. The database is not asked."""
+    response.headers.update(_NO_STORE)
+    return {"status": "ok"}
+
+
+@router.get(
+    "/readyz",
+    response_model=ReadinessOut,
+    responses={503: {"model": ReadinessOut, "description": "Not ready: see database and schema"}},
+)
+def readyz(response: Response, services: ServiceDep) -> dict[str, Any]:
+    """Readiness: 200 when the database answers and its schema is at the latest migration,
+    503 otherwise (``database`` unreachable, or ``schema`` empty or outdated)."""
+    found = services.health.readiness()
+    response.status_code = 200 if found.ready else 503
+    response.headers.update(_NO_STORE)
+    return {
+        "status": "ready" if found.ready else "not ready",
+        "database": found.database,
+        "schema": found.schema,
+    }
