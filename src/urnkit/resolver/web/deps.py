@@ -15,6 +15,7 @@ from starlette.types import Scope
 
 from urnkit.resolver.domain import Principal, UnacceptableError
 from urnkit.resolver.services import Services
+from urnkit.resolver.web.limits import PRINCIPAL
 
 
 async def _services(request: Request) -> Services:
@@ -29,9 +30,15 @@ _bearer = HTTPBearer(auto_error=False, description="An API token from `urnkit ad
 
 
 def _principal(
+    request: Request,
     services: ServiceDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Principal:
+    """The principal of the bearer token: a write's, authenticated before its body was read
+    (:mod:`~urnkit.resolver.web.limits`), else looked up now."""
+    found: Principal | None = request.scope.get(PRINCIPAL)
+    if found is not None:
+        return found
     return services.access.authenticate(credentials.credentials if credentials else None)
 
 
