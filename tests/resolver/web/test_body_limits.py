@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from resolver_support import Resolver, assert_problem
 
+from urnkit.resolver.services.records import MAX_BATCH_LOCATIONS
 from urnkit.resolver.web.limits import BATCH_BODY, RECORD_BODY, SMALL_BODY
 
 HUGE = 50 * 1024 * 1024
@@ -173,3 +174,20 @@ def test_a_batch_of_sixteen_megabytes_is_taken(api: httpx.Client, unique: str) -
     )
     assert response.status_code == 200, response.text
     assert response.json()["count"] == 1
+
+
+def test_a_batch_holds_a_bounded_number_of_locations(api: httpx.Client, unique: str) -> None:
+    # One location more than MAX_BATCH_LOCATIONS, in records of 100: refused, nothing stored.
+    per_record = 100
+    count = MAX_BATCH_LOCATIONS // per_record + 1
+    records = [
+        {
+            "urn": f"urn:nbn:fi:test-{unique}x{n}",
+            "locations": [{"url": f"https://example.org/{k}"} for k in range(per_record)],
+        }
+        for n in range(count)
+    ]
+    response = api.post("/api/v1/urns:batch", json={"records": records})
+    problem = assert_problem(response, 422)
+    assert problem["limit"] == MAX_BATCH_LOCATIONS
+    assert api.get(f"/api/v1/urns/urn:nbn:fi:test-{unique}x0").status_code == 404

@@ -37,6 +37,7 @@ from urnkit.resolver.store import Store, Transaction, now
 from urnkit.urn import URN
 
 MAX_BATCH = 10_000  # records in one POST /api/v1/urns:batch
+MAX_BATCH_LOCATIONS = 100_000  # locations in one batch, all records together: 10 a record
 MAX_GENERATE = 1_000  # URNs reserved by one generation request
 
 
@@ -262,11 +263,18 @@ class RecordService:
         items: Sequence[tuple[str, Sequence[Location], Mapping[str, Any]]],
         idempotency_key: str | None = None,
     ) -> tuple[int, dict[str, Any]]:
-        """Create or replace up to :data:`MAX_BATCH` records in one transaction: all or nothing.
+        """Create or replace up to :data:`MAX_BATCH` records (:data:`MAX_BATCH_LOCATIONS`
+        locations) in one transaction: all or nothing.
         With an ``idempotency_key`` the response is stored with the effects, and a retry with
         the same key and the same items gets it back without writing again."""
         if not 1 <= len(items) <= MAX_BATCH:
             raise UnacceptableError(f"a batch holds 1 to {MAX_BATCH} records, not {len(items)}")
+        locations = sum(len(found) for _, found, _ in items)
+        if locations > MAX_BATCH_LOCATIONS:
+            raise UnacceptableError(
+                f"a batch holds at most {MAX_BATCH_LOCATIONS} locations, not {locations}",
+                limit=MAX_BATCH_LOCATIONS,
+            )
         request_hash = hashlib.sha256(
             json.dumps(
                 [
