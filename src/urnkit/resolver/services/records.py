@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -23,6 +23,7 @@ from urnkit.resolver.domain import (
     UnacceptableError,
     assigned_name,
     check_registrable,
+    check_resolvable,
     merge_patch,
     normalize_prefix,
     parse_urn,
@@ -101,6 +102,19 @@ class RecordService:
         page = page[:limit]
         return [record for _, record in page], (page[-1][0] if more else None)
 
+    def unresolvable(self, page: int = 1_000) -> Iterator[str]:
+        """Why each stored URN that could not be resolved was refused by
+        :func:`~urnkit.resolver.domain.check_resolvable` (stored before the rule), in
+        registration order."""
+        cursor: int | None = 0
+        while cursor is not None:
+            found, cursor = self.records(None, cursor, page)
+            for record in found:
+                try:
+                    check_resolvable(record.urn)
+                except UnacceptableError as error:
+                    yield error.detail
+
     def put(
         self,
         principal: Principal,
@@ -163,6 +177,7 @@ class RecordService:
                 f"only metadata and locations can be patched, not {', '.join(sorted(unknown))}"
             )
         urn = parse_urn(text)
+        check_resolvable(urn.assigned_name)
         with self.store.transaction() as tx:
             self.access.authorize(tx, principal, prefix_of(urn))
             key = urn.equivalence_key()
