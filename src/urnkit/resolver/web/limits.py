@@ -37,9 +37,9 @@ MiB = 1024 * 1024
 # successors (2,000 each) 212 KB. 1 MiB holds either, with room for the metadata.
 RECORD_BODY = MiB
 # A batch (POST /api/v1/urns:batch) of up to 10,000 records: 1.6 KB a record on average
-# (a URN, a few locations, a small metadata object). Parsed, such a body takes about ten times
-# its size in memory (measured: docs/api.md, "Limits"); its write on SQLite takes seconds, well
-# within the 30 s other writers wait for it (store/engine.py).
+# (a URN, a few locations, a small metadata object). Handled, the largest takes about 15 times
+# its size in memory; on SQLite it holds the write lock ~5 s to create 10,000 records, ~22 s to
+# replace them, within the 30 s other writers wait (store/engine.py; docs/api.md, "Limits").
 BATCH_BODY = 16 * MiB
 # Everything else: administration, OAI-PMH's POST form, routes that take no body.
 SMALL_BODY = 64 * 1024
