@@ -601,3 +601,24 @@ def test_admins_manage_sources_over_the_api(
     assert api.post("/api/v1/oai/sources", json=source | {"name": "y"}).status_code == 403
     listed = admin.get("/api/v1/oai/sources").json()
     assert source["name"] in [entry["name"] for entry in listed]
+
+
+def test_a_harvest_refuses_urns_with_dot_segments(
+    resolver: Resolver, upstream: Upstream, anonymous: httpx.Client, unique: str
+) -> None:
+    # RFC 3986 §5.2.4: HTTP clients remove dot-segments, so such a URN could never resolve.
+    name = f"dots-{unique}"
+    bad = f"urn:nbn:fi:test-{unique}1/../{unique}2"
+    upstream.add("oai:repo:1", OLD, identifier=[bad, "https://repo.example.org/items/1"])
+    upstream.add(
+        "oai:repo:2",
+        OLD,
+        identifier=[f"urn:nbn:fi:test-{unique}3", "https://repo.example.org/items/2"],
+    )
+    add_source(resolver, name, upstream)
+    output = harvest(resolver, name).stdout
+    assert "1 created" in output
+    assert f"oai:repo:1: {bad}: {bad} cannot be resolved" in output
+    assert "RFC 3986 §5.2.4" in output
+    assert anonymous.get(f"/api/v1/urns/urn:nbn:fi:test-{unique}3").status_code == 200
+    assert anonymous.get(f"/api/v1/urns/urn:nbn:fi:test-{unique}1").status_code == 404

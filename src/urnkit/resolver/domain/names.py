@@ -92,6 +92,43 @@ def covers(delegated: str, prefix: str) -> bool:
     return prefix == delegated or prefix.startswith(delegated + ":")
 
 
+def dot_segments(name: str) -> list[str]:
+    """The path segments of ``name`` (between ``/``) that are dot-segments, ``.`` or ``..``,
+    also percent-encoded (``%2E``, ``.%2e`` …): RFC 3986 §6.2.2.2 normalizers decode ``%2E``
+    to ``.``, and browsers treat it as one.
+
+    >>> dot_segments("urn:nbn:fi-1/../x/%2e/a.b/...")
+    ['..', '%2e']
+    """
+    return [
+        segment
+        for segment in name.split("/")[1:]
+        if segment.replace("%2E", ".").replace("%2e", ".") in (".", "..")
+    ]
+
+
+def check_resolvable(urn: URN | str) -> None:
+    """:class:`UnacceptableError` unless ``urn`` can be resolved at ``/{urn}``: an NSS with
+    dot-segments cannot, for HTTP clients remove them before sending the request
+    (RFC 3986 §5.2.4), and ``…-1/../x`` would reach another URN.
+
+    >>> check_resolvable("urn:nbn:fi-1/a.b")
+    >>> check_resolvable("urn:nbn:fi-1/../fi-2")
+    Traceback (most recent call last):
+    ...
+    urnkit.resolver.domain.UnacceptableError: urn:nbn:fi-1/../fi-2 cannot be resolved: ...
+    """
+    found = dot_segments(str(urn))
+    if found:
+        raise UnacceptableError(
+            f"{urn} cannot be resolved: its NSS holds the dot-segment "
+            f"{' and '.join(repr(s) for s in found)}, which HTTP clients remove from a path "
+            "before sending it (RFC 3986 §5.2.4; %2E is '.', §6.2.2.2)",
+            rule="dot-segments",
+            section="RFC 3986 §5.2.4",
+        )
+
+
 def check_registrable(urn: URN) -> list[Finding]:
     """The warnings of a URN fit to register; :class:`UnacceptableError` with the findings when an
     error is among them (RFC 8458 §4.2 read strictly: new URN:NBNs have their hyphen).
@@ -100,6 +137,7 @@ def check_registrable(urn: URN) -> list[Finding]:
     []
     """
     prefix_of(urn)  # URN:NBNs only (RFC 8458)
+    check_resolvable(urn.assigned_name)
     if urn.r_component is not None or urn.q_component is not None or urn.f_component is not None:
         raise UnacceptableError(
             "register the assigned name alone, without r-, q- or f-components (RFC 8141 §2)",

@@ -45,6 +45,7 @@ from urnkit.resolver.domain import (
     Record,
     ResolverError,
     UnacceptableError,
+    check_resolvable,
     parse_urn,
     prefix_of,
 )
@@ -393,6 +394,7 @@ class Harvester:
     ) -> int:
         """Create or update the record of one URN as the source's organisation; its id."""
         urn = parse_urn(text)
+        check_resolvable(urn.assigned_name)
         prefix = prefix_of(urn)
         # The registrant's rule (RFC 8458 §4.3): the source's organisation holds the longest
         # delegated prefix covering the URN.

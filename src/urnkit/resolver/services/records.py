@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -23,6 +23,7 @@ from urnkit.resolver.domain import (
     UnacceptableError,
     assigned_name,
     check_registrable,
+    check_resolvable,
     merge_patch,
     normalize_prefix,
     parse_urn,
@@ -37,6 +38,7 @@ from urnkit.resolver.store import Store, Transaction, now
 from urnkit.urn import URN
 
 MAX_BATCH = 10_000  # records in one POST /api/v1/urns:batch
+MAX_BATCH_LOCATIONS = 100_000  # locations in one batch, all records together: 10 a record
 MAX_GENERATE = 1_000  # URNs reserved by one generation request
 
 
@@ -100,6 +102,19 @@ class RecordService:
         page = page[:limit]
         return [record for _, record in page], (page[-1][0] if more else None)
 
+    def unresolvable(self, page: int = 1_000) -> Iterator[str]:
+        """Why each stored URN that could not be resolved was refused by
+        :func:`~urnkit.resolver.domain.check_resolvable` (stored before the rule), in
+        registration order."""
+        cursor: int | None = 0
+        while cursor is not None:
+            found, cursor = self.records(None, cursor, page)
+            for record in found:
+                try:
+                    check_resolvable(record.urn)
+                except UnacceptableError as error:
+                    yield error.detail
+
     def put(
         self,
         principal: Principal,
@@ -162,6 +177,7 @@ class RecordService:
                 f"only metadata and locations can be patched, not {', '.join(sorted(unknown))}"
             )
         urn = parse_urn(text)
+        check_resolvable(urn.assigned_name)
         with self.store.transaction() as tx:
             self.access.authorize(tx, principal, prefix_of(urn))
             key = urn.equivalence_key()
@@ -262,11 +278,18 @@ class RecordService:
         items: Sequence[tuple[str, Sequence[Location], Mapping[str, Any]]],
         idempotency_key: str | None = None,
     ) -> tuple[int, dict[str, Any]]:
-        """Create or replace up to :data:`MAX_BATCH` records in one transaction: all or nothing.
+        """Create or replace up to :data:`MAX_BATCH` records (:data:`MAX_BATCH_LOCATIONS`
+        locations) in one transaction: all or nothing.
         With an ``idempotency_key`` the response is stored with the effects, and a retry with
         the same key and the same items gets it back without writing again."""
         if not 1 <= len(items) <= MAX_BATCH:
             raise UnacceptableError(f"a batch holds 1 to {MAX_BATCH} records, not {len(items)}")
+        locations = sum(len(found) for _, found, _ in items)
+        if locations > MAX_BATCH_LOCATIONS:
+            raise UnacceptableError(
+                f"a batch holds at most {MAX_BATCH_LOCATIONS} locations, not {locations}",
+                limit=MAX_BATCH_LOCATIONS,
+            )
         request_hash = hashlib.sha256(
             json.dumps(
                 [

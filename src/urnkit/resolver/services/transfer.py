@@ -20,6 +20,7 @@ from urnkit.resolver.domain import (
     Record,
     Status,
     UnacceptableError,
+    check_resolvable,
     covers,
     parse_urn,
     prefix_of,
@@ -178,6 +179,7 @@ def _imported_record(
     except InvalidURNError as error:
         error.detail = f"{text!r} is not a URN: {error.extensions['explanation']}"
         raise
+    check_resolvable(urn.assigned_name)
     status: Status = row.get("status") or "active"
     if status not in ("reserved", "active", "deactivated"):
         raise UnacceptableError(f"{text}: unknown status {status!r}")

@@ -26,6 +26,7 @@ from urnkit.resolver.services.oai_repository import Repository
 from urnkit.resolver.settings import Settings
 from urnkit.resolver.store import Store
 from urnkit.resolver.web.front import redirect_front
+from urnkit.resolver.web.limits import body_limits
 from urnkit.resolver.web.metrics import Metrics
 from urnkit.resolver.web.problems import http_error, invalid_request, refusal
 from urnkit.resolver.web.routes import (
@@ -115,6 +116,8 @@ def create_app(services: Services, statistics_interval: float = 5.0) -> FastAPI:
     app.state.oai_repository = Repository(
         services.store, Settings.from_environment().oai_admin_email
     )
+    # Innermost first: the body limits, then the counters, then (outermost) the front.
+    app.add_middleware(body_limits, services=services)
     app.add_middleware(counters.middleware)
     app.exception_handler(ResolverError)(refusal)
     app.exception_handler(RequestValidationError)(invalid_request)

@@ -2,19 +2,22 @@
 bearer token (an admin's, where admins alone may act), and a URN from the raw path.
 
 The URN is taken from the raw request path, so percent-encoded octets reach the URN parser as
-they were sent (``%2F`` and ``/`` are different URNs, RFC 8141 §3).
+they were sent (``%2F`` and ``/`` are different URNs, RFC 8141 §3); the routes of
+``/api/v1/urns…`` match that same raw path (:class:`RawPathRoute`).
 """
 
-from collections.abc import Callable
 from typing import Annotated
 from urllib.parse import unquote
 
 from fastapi import Depends, Path, Request
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.routing import Match
 from starlette.types import Scope
 
 from urnkit.resolver.domain import Principal, UnacceptableError
 from urnkit.resolver.services import Services
+from urnkit.resolver.web.limits import PRINCIPAL
 
 
 async def _services(request: Request) -> Services:
@@ -29,10 +32,19 @@ _bearer = HTTPBearer(auto_error=False, description="An API token from `urnkit ad
 
 
 def _principal(
+    request: Request,
     services: ServiceDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Principal:
+    """The principal of the bearer token: a write's, authenticated before its body was read
+    (:mod:`~urnkit.resolver.web.limits`), else looked up now."""
+    found: Principal | None = request.scope.get(PRINCIPAL)
+    if found is not None:
+        return found
     return services.access.authenticate(credentials.credentials if credentials else None)
+
+
+URNS_PATH = "/api/v1/urns"
 
 
 AuthenticatedPrincipal = Annotated[Principal, Depends(_principal)]
@@ -65,23 +77,36 @@ def decoded_if_whole(text: str) -> str:
     return unquote(text) if text[:6].lower() == "urn%3a" else text
 
 
-def urn_path(suffix: str = "") -> Callable[..., str]:
-    """A dependency: the URN of ``/api/v1/urns/{urn}{suffix}``, as sent."""
+def urn_path(
+    request: Request,
+    urn: Annotated[str, Path(description="The URN, e.g. urn:nbn:fi:demo-1")],
+) -> str:
+    """A dependency: the URN of ``/api/v1/urns/{urn}…``, as sent (its routes match the raw
+    path: :class:`RawPathRoute`)."""
+    query = request.url.query
+    if query[:1] in ("=", "+"):
+        raise UnacceptableError(
+            f"?{query} would be a component of the URN; records hold assigned names alone "
+            "(RFC 8141 §2.3): resolve with GET /{urn}?=… instead",
+            rule="assigned-name",
+            section="RFC 8141 §2.3",
+        )
+    return decoded_if_whole(urn)
 
-    # ``urn`` is declared (not used: the raw path is) so that /openapi.json defines the path
-    # parameter its path template names; without it the published schema is invalid.
-    def dependency(
-        request: Request,
-        urn: Annotated[str, Path(description="The URN, e.g. urn:nbn:fi:demo-1")],
-    ) -> str:
-        query = request.url.query
-        if query[:1] in ("=", "+"):
-            raise UnacceptableError(
-                f"?{query} would be a component of the URN; records hold assigned names alone "
-                "(RFC 8141 §2.3): resolve with GET /{urn}?=… instead",
-                rule="assigned-name",
-                section="RFC 8141 §2.3",
-            )
-        return raw_urn(request.scope, "/api/v1/urns/", suffix)
 
-    return dependency
+URNPath = Annotated[str, Depends(urn_path)]
+
+
+class RawPathRoute(APIRoute):
+    """A route of ``/api/v1/urns…`` matched on the raw path, from which its URN is taken: a
+    percent-encoded route word (``…/deactivat%65``) is then no route word but part of the URN,
+    and ``%2F`` stays in the URN (RFC 8141 §3: ``%2F`` and ``/`` differ). Matched on the
+    decoded path, ``POST …-1/deactivat%65`` acted on the URN ``…-1/d``."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if not scope["path"].startswith(URNS_PATH):  # nor, then, does the raw path
+            return Match.NONE, {}
+        raw_path: bytes | None = scope.get("raw_path")
+        if raw_path is not None:
+            scope = {**scope, "path": raw_path.decode("latin-1")}
+        return super().matches(scope)

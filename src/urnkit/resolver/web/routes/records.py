@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException
 
 from urnkit.resolver.domain import Location, Record
 from urnkit.resolver.services.shapes import history_json, record_json
-from urnkit.resolver.web.deps import AuthenticatedPrincipal, ServiceDep, urn_path
+from urnkit.resolver.web.deps import AuthenticatedPrincipal, RawPathRoute, ServiceDep, URNPath
 from urnkit.resolver.web.problems import AUTHENTICATED, problem, problem_responses
 from urnkit.resolver.web.schemas import (
     BatchIn,
@@ -25,7 +25,7 @@ from urnkit.resolver.web.schemas import (
     RecordPage,
 )
 
-router = APIRouter(tags=["records"])
+router = APIRouter(tags=["records"], route_class=RawPathRoute)
 
 
 def page_json(page: Sequence[Record], after: int | None) -> dict[str, Any]:
@@ -41,9 +41,7 @@ def page_json(page: Sequence[Record], after: int | None) -> dict[str, Any]:
     response_model=HistoryOut,
     responses=problem_responses(400, 404, 422),
 )
-def history(
-    urn: Annotated[str, Depends(urn_path("/history"))], services: ServiceDep
-) -> dict[str, Any]:
+def history(urn: URNPath, services: ServiceDep) -> dict[str, Any]:
     """Every change to a record, oldest first (append-only)."""
     record = services.records.get(urn)
     entries = [history_json(entry) for entry in services.records.history(urn)]
@@ -56,7 +54,7 @@ def history(
     responses=problem_responses(400, 404, 409) | AUTHENTICATED,
 )
 def deactivate(
-    urn: Annotated[str, Depends(urn_path("/deactivate"))],
+    urn: URNPath,
     body: DeactivateIn,
     who: AuthenticatedPrincipal,
     services: ServiceDep,
@@ -71,7 +69,7 @@ def deactivate(
     response_model=RecordOut,
     responses=problem_responses(400, 404, 422),
 )
-def get_record(urn: Annotated[str, Depends(urn_path())], services: ServiceDep) -> dict[str, Any]:
+def get_record(urn: URNPath, services: ServiceDep) -> dict[str, Any]:
     """The record of a URN, found by namespace equivalence."""
     return record_json(services.records.get(urn))
 
@@ -85,7 +83,7 @@ def get_record(urn: Annotated[str, Depends(urn_path())], services: ServiceDep) -
     | AUTHENTICATED,
 )
 def put_record(
-    urn: Annotated[str, Depends(urn_path())],
+    urn: URNPath,
     body: RecordIn,
     who: AuthenticatedPrincipal,
     response: Response,
@@ -130,7 +128,7 @@ def merge_patch_body(request: Request) -> None:
     dependencies=[Depends(merge_patch_body)],
 )
 def patch_record(
-    urn: Annotated[str, Depends(urn_path())],
+    urn: URNPath,
     patch: Annotated[dict[str, Any], Body(media_type="application/merge-patch+json")],
     who: AuthenticatedPrincipal,
     services: ServiceDep,
