@@ -16,6 +16,7 @@ unexpected error are logged and carry the id too.
 """
 
 import asyncio
+import atexit
 import os
 import re
 import sys
@@ -79,24 +80,29 @@ def access_line(
 
 
 class AccessLog:
-    """The lines of one event loop's turn, written to standard error together when it ends:
-    one write for all the requests answered in the turn, and none blocks the one answering.
-    A line waits at most for the turn to end; ``logging``'s handler took 7.4 µs a line."""
+    """Lines written to standard error in batches: the first line waiting asks the event loop
+    to write all that are waiting ``LATENCY`` seconds later (and at exit), so that under load
+    a line costs no system call of its own and none blocks the request answering. A line of
+    ``logging``'s own handler took 7.4 µs; this takes about 1.5 (``access_line`` included)."""
+
+    LATENCY = 0.05
 
     def __init__(self) -> None:
         self.pending: list[str] = []
+        atexit.register(self.write)
 
     def add(self, line: str) -> None:
-        """Write ``line`` when this turn of the running event loop ends."""
+        """Write ``line`` with the others waiting, ``LATENCY`` seconds after the first."""
         if not self.pending:
-            asyncio.get_running_loop().call_soon(self.write)
+            asyncio.get_running_loop().call_later(self.LATENCY, self.write)
         self.pending.append(line)
 
     def write(self) -> None:
-        """Write the pending lines."""
-        lines, self.pending = self.pending, []
-        sys.stderr.write("\n".join(lines) + "\n")
-        sys.stderr.flush()
+        """Write the lines waiting."""
+        if self.pending:
+            lines, self.pending = self.pending, []
+            sys.stderr.write("\n".join(lines) + "\n")
+            sys.stderr.flush()
 
 
 def access_logged(app: ASGIApp, log: bool = True) -> ASGIApp:
