@@ -180,3 +180,15 @@ def test_the_log_can_be_turned_off_but_ids_stay(resolver: Resolver) -> None:
         assert response.headers["x-request-id"] == "quiet-1"
         time.sleep(0.5)
         assert log_lines(quiet) == []
+
+
+def test_lines_waiting_are_written_when_the_server_stops(resolver: Resolver) -> None:
+    with Server(resolver.database_url) as server:
+        assert server.process is not None
+        with httpx.Client(base_url=server.base_url) as client:
+            for number in range(20):
+                client.get("/healthz", headers={"X-Request-ID": f"last-{number}"})
+        server.process.terminate()  # at once: the last lines still wait to be written
+        server.process.wait(timeout=10)
+        written = {line["request_id"] for line in log_lines(server)}
+        assert {f"last-{number}" for number in range(20)} <= written
