@@ -56,13 +56,15 @@ def require_browser() -> None:
 
 @contextmanager
 def chromium() -> Iterator[webdriver.Chrome]:
-    """A headless Chromium with a fresh profile, quit on leaving ``with``."""
+    """A headless Chromium with a fresh profile, quit on leaving ``with``; its console log
+    is kept (:func:`console`)."""
     require_browser()
     with tempfile.TemporaryDirectory(prefix="urnkit-chromium-") as profile:
         options = Options()
         options.binary_location = str(CHROMIUM)
         for flag in (*FLAGS, f"--user-data-dir={profile}"):
             options.add_argument(flag)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # console(browser)
         browser = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
         try:
             browser.set_page_load_timeout(30)
@@ -87,3 +89,10 @@ def audit(browser: webdriver.Chrome) -> list[str]:
     in order, landmarks, labels, alt texts, table captions and scopes, the skip link, contrast."""
     problems: list[str] = browser.execute_script(AUDIT)
     return problems
+
+
+def console(browser: webdriver.Chrome) -> list[str]:
+    """The browser's console messages since the last call (CSP violations, failed loads,
+    script errors), each as ``LEVEL message``."""
+    entries: list[dict[str, str]] = browser.get_log("browser")  # type: ignore[no-untyped-call]
+    return [f"{entry['level']} {entry['message']}" for entry in entries]

@@ -47,13 +47,16 @@ class Settings:
     dns_nameserver: str = ""  # address:port
     dns_root: str = "urn.arpa"
     oai_admin_email: str = "urnkit@localhost"  # OAI-PMH Identify's adminEmail
+    # One JSON line per HTTP request on standard error (web/access_log.py); 0 turns it off.
+    access_log: bool = True
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from ``URNKIT_DATABASE_URL``, ``URNKIT_HOST``, ``URNKIT_PORT``,
         ``URNKIT_WORKERS``, ``URNKIT_SERVER``, ``URNKIT_STATISTICS_INTERVAL``,
         ``URNKIT_LINK_CHECK_INTERVAL``, ``URNKIT_DNS_DISCOVERY`` (0 or 1),
-        ``URNKIT_DNS_NAMESERVER``, ``URNKIT_DNS_ROOT`` and ``URNKIT_OAI_ADMIN_EMAIL``."""
+        ``URNKIT_DNS_NAMESERVER``, ``URNKIT_DNS_ROOT``, ``URNKIT_OAI_ADMIN_EMAIL`` and
+        ``URNKIT_ACCESS_LOG`` (0 or 1)."""
         environ = os.environ if environ is None else environ
         values: dict[str, str | int | bool] = {}
         for field in fields(cls):

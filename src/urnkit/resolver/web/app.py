@@ -17,6 +17,7 @@ from importlib.metadata import version
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp
 
 from urnkit.resolver.domain import ResolverError
 from urnkit.resolver.services import Services
@@ -25,12 +26,14 @@ from urnkit.resolver.services.link_checker import with_periodic_checks
 from urnkit.resolver.services.oai_repository import Repository
 from urnkit.resolver.settings import Settings
 from urnkit.resolver.store import Store
+from urnkit.resolver.web.access_log import access_logged
 from urnkit.resolver.web.front import redirect_front
 from urnkit.resolver.web.limits import body_limits
 from urnkit.resolver.web.metrics import Metrics
 from urnkit.resolver.web.problems import http_error, invalid_request, refusal
 from urnkit.resolver.web.routes import (
     admin,
+    docs,
     forwarding,
     harvest,
     health,
@@ -59,6 +62,7 @@ ROUTERS = (
     pages,
     metrics,
     health,
+    docs,
     resolve,
 )
 _log = logging.getLogger("urnkit.resolver")
@@ -102,7 +106,7 @@ def create_app(services: Services, statistics_interval: float = 5.0) -> FastAPI:
             "RFC 2483's services (I2L, I2Ls, I2R, I2Rs, I2C, I2Cs, I2N, I2Ns, I=I) answer at "
             "`GET /uri-res/{service}?{urn}` (RFC 2169) and at `GET /{urn}?s={service}`."
         ),
-        docs_url="/docs",
+        docs_url=None,  # served by routes/docs.py, without a CDN
         redoc_url=None,
         # FastAPI's native OpenTelemetry asks, on every request, whether a tracer, meter or
         # logger provider is configured (environment lookups): ~4 µs of a 25 µs resolution.
@@ -133,9 +137,10 @@ def create_app(services: Services, statistics_interval: float = 5.0) -> FastAPI:
     return app
 
 
-def app_from_environment() -> FastAPI:
+def app_from_environment() -> ASGIApp:
     """The application for ``URNKIT_DATABASE_URL``: the factory ``urnkit serve`` hands to the
-    ASGI server, once per worker process."""
+    ASGI server, once per worker process; outermost, request ids and the access log
+    (``URNKIT_ACCESS_LOG``), around everything else, so that they see every response."""
     settings = Settings.from_environment()
     store = Store(settings.database_url)
     discovery = (
@@ -153,4 +158,4 @@ def app_from_environment() -> FastAPI:
     # models), every second or so under load, and set the p99 latency; now it takes ~0.2 ms.
     gc.collect()
     gc.freeze()
-    return app
+    return access_logged(app, settings.access_log)

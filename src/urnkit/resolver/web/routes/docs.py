@@ -1,0 +1,25 @@
+"""``/docs``, the API's interactive documentation (Swagger UI), and ``/static``, the pages'
+stylesheet and scripts. The resolver serves all of it: the page (``templates/docs.html``), its
+initialisation (``static/docs.js``) and Swagger UI's files, which the fastapi-offline package
+ships (``/static/swagger-ui/``); so ``/docs`` works offline, loads nothing from a CDN and runs
+under the pages' Content-Security-Policy, which allows no inline script."""
+
+from fastapi import APIRouter
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+
+from urnkit.resolver.web.templating import html_page
+
+router = APIRouter(include_in_schema=False)
+router.mount(
+    "/static/swagger-ui",
+    StaticFiles(packages=[("fastapi_offline", "static")]),
+    name="swagger-ui",
+)
+router.mount("/static", StaticFiles(packages=[("urnkit.resolver", "static")]), name="static")
+
+
+@router.get("/docs", response_class=HTMLResponse)
+def docs() -> HTMLResponse:
+    """Swagger UI over ``/openapi.json``."""
+    return html_page("docs.html")
