@@ -45,6 +45,7 @@ from urnkit.resolver.domain import (
     Record,
     ResolverError,
     UnacceptableError,
+    check_record,
     parse_urn,
     prefix_of,
 )
@@ -392,6 +393,7 @@ class Harvester:
         report: HarvestReport,
     ) -> int:
         """Create or update the record of one URN as the source's organisation; its id."""
+        check_record({"urn": text, "metadata": harvested})
         urn = parse_urn(text)
         prefix = prefix_of(urn)
         # The registrant's rule (RFC 8458 §4.3): the source's organisation holds the longest

@@ -13,7 +13,7 @@ from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.types import Scope
 
-from urnkit.resolver.domain import Principal, UnacceptableError
+from urnkit.resolver.domain import Principal, UnacceptableError, check_urn_length
 from urnkit.resolver.services import Services
 
 
@@ -82,6 +82,8 @@ def urn_path(suffix: str = "") -> Callable[..., str]:
                 rule="assigned-name",
                 section="RFC 8141 §2.3",
             )
-        return raw_urn(request.scope, "/api/v1/urns/", suffix)
+        text = raw_urn(request.scope, "/api/v1/urns/", suffix)
+        check_urn_length(text, ("path", "urn"), document=None)
+        return text
 
     return dependency
