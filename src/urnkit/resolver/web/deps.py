@@ -13,7 +13,7 @@ from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.types import Scope
 
-from urnkit.resolver.domain import Principal, UnacceptableError, check_urn_length
+from urnkit.resolver.domain import MAX_URN_LENGTH, Principal, UnacceptableError, check_urn_length
 from urnkit.resolver.services import Services
 
 
@@ -65,6 +65,11 @@ def decoded_if_whole(text: str) -> str:
     return unquote(text) if text[:6].lower() == "urn%3a" else text
 
 
+URN_DESCRIPTION = (
+    f"The URN, e.g. urn:nbn:fi:demo-1: at most {MAX_URN_LENGTH} characters as sent (422 beyond)"
+)
+
+
 def urn_path(suffix: str = "") -> Callable[..., str]:
     """A dependency: the URN of ``/api/v1/urns/{urn}{suffix}``, as sent."""
 
@@ -72,7 +77,7 @@ def urn_path(suffix: str = "") -> Callable[..., str]:
     # parameter its path template names; without it the published schema is invalid.
     def dependency(
         request: Request,
-        urn: Annotated[str, Path(description="The URN, e.g. urn:nbn:fi:demo-1")],
+        urn: Annotated[str, Path(description=URN_DESCRIPTION)],
     ) -> str:
         query = request.url.query
         if query[:1] in ("=", "+"):
