@@ -177,6 +177,17 @@ def test_deep_nesting_elsewhere_in_a_body(api: httpx.Client, unique: str) -> Non
     assert len(response.json()["errors"]) == 1
 
 
+@pytest.mark.parametrize("levels", [300, 900, 990, 999])
+def test_metadata_nested_near_the_parsers_limit(
+    api: httpx.Client, unique: str, levels: int
+) -> None:
+    # Near the depth Python's JSON parser gives up at: refused, as 422 or 400, never a 500.
+    body = '{"metadata": ' + '{"a": ' * levels + "1" + "}" * levels + "}"
+    response = put_raw(api, urn_of(unique), body)
+    assert response.status_code in (400, 422), response.text
+    assert api.get(f"/api/v1/urns/{urn_of(unique)}").status_code == 404
+
+
 def sized(size: int) -> dict[str, str]:
     """Metadata of ``size`` bytes as compact UTF-8 JSON, with a two-byte character in it."""
     text = "é" + "x" * (size - len('{"t":""}') - 2)

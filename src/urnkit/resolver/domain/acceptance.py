@@ -128,8 +128,8 @@ def metadata_size(metadata: object) -> int:
     >>> metadata_size({"t": "é"})
     10
     """
-    text = json.dumps(metadata, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
-    return len(text.encode("utf-8", "surrogatepass"))
+    text = json.dumps(metadata, ensure_ascii=False, separators=(",", ":"))
+    return len(text.encode("utf-8"))
 
 
 def violations(value: object, location: Location = ()) -> Iterator[Violation]:
@@ -142,14 +142,17 @@ def violations(value: object, location: Location = ()) -> Iterator[Violation]:
 def _walk(
     value: object, location: Location, depth: int, inside: bool, root: bool = False
 ) -> Iterator[Violation]:
-    """``root``: the value is a record's metadata; ``inside``: it is in one."""
-    if root and isinstance(value, dict):
-        size = metadata_size(value)
+    """``root``: the value is a record's metadata; ``inside``: it is in one. Its size is
+    measured once the rest holds (serializing a value nested beyond the limit could fail)."""
+    if root:
+        found = list(_walk(value, location, depth, inside))
+        yield from found
+        size = 0 if found or not isinstance(value, dict) else metadata_size(value)
         if size > MAX_METADATA_BYTES:
             yield Violation(
                 location, f"metadata of {size} bytes; at most {MAX_METADATA_BYTES} are stored"
             )
-            return
+        return
     if isinstance(value, str):
         reason = _text_reason(value)
         if reason:
