@@ -292,3 +292,14 @@ def test_hostile_bodies_of_the_issue_leave_reads_working(
     prefix = anonymous.get("/api/v1/urns", params={"prefix": "fi:test", "limit": 1000})
     assert prefix.status_code == 200
     assert anonymous.get("/api/v1/search", params={"title": "a"}).status_code == 200
+
+
+def test_the_token_is_checked_first(
+    anonymous: httpx.Client, other: httpx.Client, unique: str
+) -> None:
+    # RFC 9110 §15.5.2: without a live token the answer is 401, whatever the body holds; the
+    # rule runs after the route's own dependencies.
+    body = b'{"metadata": {"t": NaN}}'
+    urn = urn_of(unique)
+    response = anonymous.put(f"/api/v1/urns/{urn}", content=body, headers=JSON)
+    assert response.status_code == 401
