@@ -7,6 +7,8 @@
 * :mod:`~urnkit.resolver.domain.principals`: who calls, with which role.
 * :mod:`~urnkit.resolver.domain.links`: when a location's link is broken.
 * :mod:`~urnkit.resolver.domain.harvest`: the OAI-PMH repositories harvested.
+* :mod:`~urnkit.resolver.domain.acceptance`: what the service accepts (values both
+  databases give back exactly; the limits of depth, size and URN length).
 * :mod:`~urnkit.resolver.domain.errors`: the refusals, each with its RFC 9457 problem.
 * :mod:`~urnkit.resolver.domain.dublin_core`: records as simple Dublin Core (``oai_dc``).
 
@@ -17,6 +19,18 @@ The names of all but the last are importable from here.
 'fi:demo'
 """
 
+from urnkit.resolver.domain.acceptance import (
+    MAX_DEPTH,
+    MAX_METADATA_BYTES,
+    MAX_URN_LENGTH,
+    Violation,
+    check_json,
+    check_record,
+    check_urn_length,
+    json_pointer,
+    printable,
+    violations,
+)
 from urnkit.resolver.domain.errors import (
     ConflictError,
     ForbiddenError,
@@ -25,6 +39,7 @@ from urnkit.resolver.domain.errors import (
     NotFoundError,
     ResolverError,
     UnacceptableError,
+    UnacceptableInputError,
     UnauthenticatedError,
 )
 from urnkit.resolver.domain.harvest import HarvestSource
@@ -71,6 +86,7 @@ for _error in (
     ResolverError,
     InvalidURNError,
     UnacceptableError,
+    UnacceptableInputError,
     UnauthenticatedError,
     ForbiddenError,
     NotFoundError,
@@ -84,6 +100,9 @@ __all__ = [
     "DNB_COUNTRIES",
     "FAILURES_TO_BREAK",
     "GENERATORS",
+    "MAX_DEPTH",
+    "MAX_METADATA_BYTES",
+    "MAX_URN_LENGTH",
     "RANDOM_LENGTH",
     "ROLES",
     "STATUSES",
@@ -106,20 +125,28 @@ __all__ = [
     "Role",
     "Status",
     "UnacceptableError",
+    "UnacceptableInputError",
     "UnauthenticatedError",
     "Verdict",
+    "Violation",
     "assigned_name",
+    "check_json",
+    "check_record",
     "check_registrable",
     "check_resolvable",
+    "check_urn_length",
     "covers",
     "dot_segments",
+    "json_pointer",
     "link_verdict",
     "merge_patch",
     "next_link_state",
     "normalize_prefix",
     "parse_urn",
     "prefix_of",
+    "printable",
     "random_nbn_string",
     "sequential_nbn_string",
+    "violations",
     "with_q_component",
 ]

@@ -55,6 +55,16 @@ class UnacceptableError(ResolverError):
     title = "Unacceptable"
 
 
+class UnacceptableInputError(UnacceptableError):
+    """A value the service could not store and give back exactly (a lone surrogate, U+0000, a
+    number JSON or PostgreSQL cannot keep, too deep, too large, a URN too long:
+    :mod:`~urnkit.resolver.domain.acceptance`); ``errors`` names each place by its RFC 6901
+    JSON pointer, with its location and the reason, as the API's other 422s do."""
+
+    problem_type = "tag:urnkit.invalid,2026:problem:unacceptable-input"
+    title = "Unacceptable input"
+
+
 class UnauthenticatedError(ResolverError):
     """No token, or a token that is unknown or revoked."""
 

@@ -45,6 +45,7 @@ from urnkit.resolver.domain import (
     Record,
     ResolverError,
     UnacceptableError,
+    check_record,
     check_resolvable,
     parse_urn,
     prefix_of,
@@ -393,6 +394,7 @@ class Harvester:
         report: HarvestReport,
     ) -> int:
         """Create or update the record of one URN as the source's organisation; its id."""
+        check_record({"urn": text, "metadata": harvested})
         urn = parse_urn(text)
         check_resolvable(urn.assigned_name)
         prefix = prefix_of(urn)

@@ -22,8 +22,10 @@ from urnkit.resolver.domain import (
     Record,
     UnacceptableError,
     assigned_name,
+    check_json,
     check_registrable,
     check_resolvable,
+    check_urn_length,
     merge_patch,
     normalize_prefix,
     parse_urn,
@@ -134,6 +136,8 @@ class RecordService:
         found: Sequence[Location],
         metadata: Mapping[str, Any],
     ) -> tuple[Record, bool]:
+        check_urn_length(text)
+        check_json(metadata, ("metadata",))
         urn = parse_urn(text)
         prefix = prefix_of(urn)
         self.access.authorize(tx, principal, prefix)
@@ -194,6 +198,7 @@ class RecordService:
                 merged = merge_patch(dict(current.metadata), patch["metadata"])
                 if not isinstance(merged, dict):
                     raise UnacceptableError("metadata must stay a JSON object")
+                check_json(merged, ("metadata",), what="the patched record: ")
                 metadata = merged
             found = current.locations
             if "locations" in patch:
@@ -209,6 +214,8 @@ class RecordService:
         self, principal: Principal, text: str, note: str | None, successors: Sequence[str]
     ) -> Record:
         """Deactivate a record (there is no delete: RFC 8458 §4.1), naming its successors."""
+        for number, successor in enumerate(successors):
+            check_urn_length(successor, ("successors", number))
         urn = parse_urn(text)
         successor_urns = [parse_urn(s).assigned_name for s in successors]
         key = urn.equivalence_key()
@@ -334,6 +341,8 @@ class RecordService:
         moment = now()
         for number, (text, found, metadata) in enumerate(items):
             try:
+                check_urn_length(text, ("records", number, "urn"))
+                check_json(metadata, ("records", number, "metadata"))
                 urn = parse_urn(text)
                 prefix = prefix_of(urn)
                 if prefix not in authorized:

@@ -20,6 +20,7 @@ from urnkit.resolver.domain import (
     Record,
     Status,
     UnacceptableError,
+    check_record,
     check_resolvable,
     covers,
     parse_urn,
@@ -174,6 +175,7 @@ def _imported_record(
     """A record from an import row, owned by ``owner`` or by the holder of the longest
     delegated prefix covering it; :class:`UnacceptableError` naming the URN when it is unfit."""
     text = str(row.get("urn", ""))
+    check_record(row)
     try:
         urn = parse_urn(text)
     except InvalidURNError as error:

@@ -26,6 +26,7 @@ from urnkit.resolver.services.link_checker import with_periodic_checks
 from urnkit.resolver.services.oai_repository import Repository
 from urnkit.resolver.settings import Settings
 from urnkit.resolver.store import Store
+from urnkit.resolver.web.acceptance import check_bodies
 from urnkit.resolver.web.access_log import access_logged
 from urnkit.resolver.web.front import redirect_front
 from urnkit.resolver.web.limits import body_limits
@@ -130,6 +131,7 @@ def create_app(services: Services, statistics_interval: float = 5.0) -> FastAPI:
     # would nest each router, and matching through the nests took ~30 µs more a request.
     for area in ROUTERS:
         app.router.routes += area.router.routes
+    check_bodies(app.router.routes)
     # Resolution's commonest answer is given before routing (the front); what it leaves goes
     # to resolution's routes, tried before every other.
     app.add_middleware(redirect_front, services=services, metrics=counters)

@@ -15,7 +15,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.routing import Match
 from starlette.types import Scope
 
-from urnkit.resolver.domain import Principal, UnacceptableError
+from urnkit.resolver.domain import MAX_URN_LENGTH, Principal, UnacceptableError, check_urn_length
 from urnkit.resolver.services import Services
 from urnkit.resolver.web.limits import PRINCIPAL
 
@@ -77,9 +77,14 @@ def decoded_if_whole(text: str) -> str:
     return unquote(text) if text[:6].lower() == "urn%3a" else text
 
 
+URN_DESCRIPTION = (
+    f"The URN, e.g. urn:nbn:fi:demo-1: at most {MAX_URN_LENGTH} characters as sent (422 beyond)"
+)
+
+
 def urn_path(
     request: Request,
-    urn: Annotated[str, Path(description="The URN, e.g. urn:nbn:fi:demo-1")],
+    urn: Annotated[str, Path(description=URN_DESCRIPTION)],
 ) -> str:
     """A dependency: the URN of ``/api/v1/urns/{urn}…``, as sent (its routes match the raw
     path: :class:`RawPathRoute`)."""
@@ -91,7 +96,9 @@ def urn_path(
             rule="assigned-name",
             section="RFC 8141 §2.3",
         )
-    return decoded_if_whole(urn)
+    text = decoded_if_whole(urn)
+    check_urn_length(text, ("path", "urn"), document=None)
+    return text
 
 
 URNPath = Annotated[str, Depends(urn_path)]

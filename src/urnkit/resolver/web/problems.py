@@ -6,6 +6,7 @@
 {'type': 'about:blank', 'title': 'Not found', 'status': 404, 'detail': 'no such URN'}
 """
 
+from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
@@ -14,7 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from urnkit.resolver.domain import ResolverError
+from urnkit.resolver.domain import ResolverError, json_pointer, printable
 from urnkit.resolver.web.schemas import Problem
 from urnkit.resolver.web.templating import html_page
 
@@ -60,12 +61,20 @@ def refusal(request: Request, error: ResolverError) -> Response:
 
 
 def invalid_request(request: Request, error: RequestValidationError) -> Response:
-    """A request FastAPI found invalid (422): each error's location and message."""
-    errors = [
-        {"location": list(e.get("loc", ())), "message": e.get("msg", "")} for e in error.errors()
-    ]
+    """A request FastAPI found invalid (422): each error's RFC 6901 ``pointer`` into the body
+    (null for a query, path or header parameter; the whole body when it is no JSON), its
+    location and message, as :class:`~urnkit.resolver.domain.UnacceptableInputError` has them."""
+    errors = [_error_json(e) for e in error.errors()]
     detail = "; ".join(f"{'.'.join(map(str, e['location']))}: {e['message']}" for e in errors)
     return problem(request, 422, "Invalid request", detail, errors=errors)
+
+
+def _error_json(error: Mapping[str, Any]) -> dict[str, Any]:
+    location = [printable(p) if isinstance(p, str) else p for p in error.get("loc", ())]
+    pointer = None
+    if location[:1] == ["body"]:
+        pointer = "" if error.get("type") == "json_invalid" else json_pointer(location[1:])
+    return {"pointer": pointer, "location": location, "message": error.get("msg", "")}
 
 
 def http_error(request: Request, error: HTTPException) -> Response:

@@ -1,11 +1,22 @@
 """The API's models: they make ``/openapi.json`` (their names and fields are what it publishes)."""
 
 from datetime import date
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from urnkit.resolver.domain import MAX_DEPTH, MAX_METADATA_BYTES, MAX_URN_LENGTH
 from urnkit.resolver.services.records import MAX_BATCH
+
+# What every JSON body may hold, and a record's metadata in particular (domain.acceptance).
+METADATA_RULE = (
+    f"Any JSON object of at most {MAX_METADATA_BYTES} bytes (compact UTF-8 JSON), nesting at "
+    f"most {MAX_DEPTH} arrays and objects (itself the first). Refused with 422 anywhere in a "
+    "body: lone surrogates (U+D800 to U+DFFF), U+0000, NaN, Infinity and numbers beyond a "
+    "double (1e400), floats of magnitude 1e16 or more (send them as integers) and -0.0. "
+    "The order of an object's members is not kept."
+)
+URN_RULE = f"A URN of at most {MAX_URN_LENGTH} characters"
 
 
 class LocationModel(BaseModel):
@@ -24,14 +35,21 @@ class RecordIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     locations: list[LocationModel] = Field(default_factory=list, max_length=100)
     metadata: dict[str, Any] = Field(
-        default_factory=dict, examples=[{"title": "A thesis", "creators": ["Ann Author"]}]
+        default_factory=dict,
+        description=METADATA_RULE,
+        examples=[{"title": "A thesis", "creators": ["Ann Author"]}],
     )
 
 
 class BatchItem(RecordIn):
     """One record of a batch: its URN and what :class:`RecordIn` holds."""
 
-    urn: str = Field(min_length=1, max_length=2000, examples=["urn:nbn:fi:demo-1"])
+    urn: str = Field(
+        min_length=1,
+        max_length=MAX_URN_LENGTH,
+        description=URN_RULE,
+        examples=["urn:nbn:fi:demo-1"],
+    )
 
 
 class BatchIn(BaseModel):
@@ -83,7 +101,9 @@ class DeactivateIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     note: str | None = Field(None, max_length=10_000)
-    successors: list[str] = Field(default_factory=list, max_length=100)
+    successors: list[Annotated[str, Field(max_length=MAX_URN_LENGTH, description=URN_RULE)]] = (
+        Field(default_factory=list, max_length=100)
+    )
 
 
 class GeneratedOut(BaseModel):
