@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import subprocess
 import sys
 import venv
@@ -58,12 +59,28 @@ def _urnkit(*arguments: str) -> str:
     return done.stdout
 
 
+def _answering(port: str) -> bool:
+    """Whether something already listens on 127.0.0.1:``port`` (a demo running, say)."""
+    with socket.socket() as probe:
+        probe.settimeout(1)
+        return probe.connect_ex(("127.0.0.1", int(port))) == 0
+
+
 def demo() -> None:
-    """Start the resolver on a fresh SQLite database holding the demo records."""
+    """Start the resolver on a fresh SQLite database holding the demo records; refuse (exit 2)
+    while something listens on its port. Each port has a database of its own."""
+    port = os.environ.get("URNKIT_PORT", "8000")
+    if _answering(port):
+        print(
+            f"tasks.py demo: port {port} is taken (is a demo running?): stop it with Ctrl-C, "
+            "or run this one on another port: URNKIT_PORT=8001 python3 tasks.py demo",
+            file=sys.stderr,
+        )
+        sys.exit(2)
     setup("server")
     DEMO_DIR.mkdir(exist_ok=True)
-    database = DEMO_DIR / "urnkit-demo.db"
-    for stale in DEMO_DIR.glob("urnkit-demo.db*"):
+    database = DEMO_DIR / f"urnkit-demo-{port}.db"  # a demo per port: none shares a database
+    for stale in DEMO_DIR.glob(f"{database.name}*"):
         stale.unlink()
     url = ("--database-url", f"sqlite:///{database}")
     _urnkit("db", "upgrade", *url)
@@ -74,7 +91,6 @@ def demo() -> None:
     admin = _urnkit("admin", "create-token", "Demo National Library", "--role", "admin", *url)
     registrant = _urnkit("admin", "create-token", "Demo University", *url)
     print(_urnkit("import", str(DEMO_RECORDS), *url).strip(), f"from {DEMO_RECORDS.name}")
-    port = os.environ.get("URNKIT_PORT", "8000")
     base = f"http://127.0.0.1:{port}"
     print(
         f"""

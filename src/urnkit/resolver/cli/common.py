@@ -74,14 +74,33 @@ def guarded(run: Run) -> Run:
             from urnkit.resolver.domain import ResolverError
         except ImportError:
             return fail(NOT_INSTALLED, EXIT_USAGE)
+        from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+
         try:
             return run(args)
         except ResolverError as error:
             return fail(f"{error.title.lower()}: {error.detail}", EXIT_INVALID)
         except (SchemaError, ValueError, OSError) as error:
             return fail(str(error), EXIT_USAGE)
+        except (ArgumentError, NoSuchModuleError, ModuleNotFoundError, DBAPIError) as error:
+            return fail(database_problem(error), EXIT_USAGE)
 
     return run_guarded
+
+
+def database_problem(error: Exception) -> str:
+    """One line saying why the database could not be used: its URL cannot be read, names no
+    dialect or driver installed here, or the database cannot be reached.
+
+    >>> from sqlalchemy.exc import NoSuchModuleError
+    >>> database_problem(NoSuchModuleError("Can't load plugin: sqlalchemy.dialects:foo"))
+    "cannot use the database: Can't load plugin: sqlalchemy.dialects:foo"
+    """
+    cause = getattr(error, "orig", None) or error  # a DBAPIError carries the driver's error
+    words = " ".join(str(cause).split())
+    if isinstance(error, ModuleNotFoundError):
+        words = f"its driver is not installed here ({words})"
+    return f"cannot use the database: {words}"
 
 
 def add(commands: Commands, name: str, run: Run, about: Help) -> argparse.ArgumentParser:

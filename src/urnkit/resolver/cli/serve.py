@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 
 from urnkit.commandline import EXIT_OK, Commands, Help, count
 from urnkit.resolver.cli.common import REFUSED, add, database_flag, services_for, settings_for
@@ -17,8 +18,24 @@ _SERVE = Help(
 )
 
 
+def check_listenable(host: str, port: int) -> None:
+    """Raise :class:`OSError` saying so when ``host:port`` cannot be listened on (taken, or no
+    such address here), before the ASGI server starts and fails with a traceback or status 3.
+
+    >>> check_listenable("127.0.0.1", 0)
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the servers bind
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise OSError(f"cannot listen on {host}:{port}: {error.strerror}") from None
+
+
 def _serve(args: argparse.Namespace) -> int:
     settings = settings_for(args)
+    check_listenable(settings.host, settings.port)
     services_for(args, upgrade=True)
     os.environ["URNKIT_DATABASE_URL"] = settings.database_url  # read by every worker process
     print(f"urnkit resolver: open http://{settings.host}:{settings.port}/", flush=True)
