@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import io
 import json
 import os
 import platform
@@ -194,7 +193,7 @@ def import_records(kind: str, url: str, path: Path, batch_size: int) -> Import:
     commit; then ``ANALYZE`` (``VACUUM ANALYZE`` on PostgreSQL), untimed."""
     import sqlalchemy as sa
 
-    from urnkit.resolver.cli.transfer import ndjson_rows  # the reader ``urnkit import`` uses
+    from urnkit.resolver.cli.transfer import Rejects, ndjson_rows  # as ``urnkit import`` reads
     from urnkit.resolver.services import Services
     from urnkit.resolver.store import Store
 
@@ -203,9 +202,10 @@ def import_records(kind: str, url: str, path: Path, batch_size: int) -> Import:
         services = Services(store)
         cpu = _importer_cpu(), _postgresql_cpu(kind)
         start = time.perf_counter()
-        with open(path, "rb") as raw, io.TextIOWrapper(raw, "utf-8", newline="") as stream:
+        with open(path, "rb") as raw:
+            rejects = Rejects(0, None)
             imported, skipped = services.transfer.import_records(
-                ndjson_rows(stream), None, batch_size
+                rejects.numbered(ndjson_rows(raw, rejects)), None, batch_size, None, rejects.refused
             )
         seconds = time.perf_counter() - start
         per_row = 1e6 / max(imported, 1)

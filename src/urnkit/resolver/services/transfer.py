@@ -18,11 +18,13 @@ from urnkit.resolver.domain import (
     Location,
     NotFoundError,
     Record,
+    ResolverError,
     Status,
     UnacceptableError,
     check_record,
     check_resolvable,
     covers,
+    normalize_prefix,
     parse_urn,
     prefix_of,
 )
@@ -46,12 +48,17 @@ class TransferService:
         owner: str | None = None,
         batch_size: int = 5_000,
         progress: Callable[[int, int], None] | None = None,
+        rejected: Callable[[int, Mapping[str, Any], str], None] | None = None,
     ) -> tuple[int, int]:
         """Import records (``urn``, ``locations``, ``metadata``, optional ``status``,
         ``successors`` and ``note``) in transactional batches; records already present are
         skipped, so a rerun after a crash completes the import without duplicates. Each record
         belongs to ``owner``, or else to the organisation its prefix is delegated to. Returns
         (imported, skipped).
+
+        A row unfit to store raises its refusal before its batch is stored; given ``rejected``,
+        it is handed there instead (its number, counting rows from 1, the row and the reason)
+        once the rest of its batch is stored: ``rejected`` may raise to stop the import.
 
         >>> from urnkit.resolver.services import Services
         >>> services = Services(Store("sqlite://"))
@@ -97,23 +104,50 @@ class TransferService:
         imported = skipped = 0
         # The next batch is read and checked while the database stores this one.
         for prepared_batch in read_ahead(prepared()):
-            size = prepared_batch.size
-            with self.store.transaction() as tx:
-                if prepared_batch.staged is not None:
-                    inserted = tx.bulk.import_staged(prepared_batch.staged)
-                else:
-                    inserted = tx.bulk.import_batch(
-                        prepared_batch.records, owner_ids, prepared_batch.documents
-                    )
-                record_successions(tx, prepared_batch.succeeding)
+            size = prepared_batch.size - len(prepared_batch.rejected)
+            if prepared_batch.rejected and rejected is None:
+                raise prepared_batch.rejected[0][2]
+            inserted = self._store(prepared_batch, owner_ids)
             imported += inserted
             skipped += size - inserted
             if progress is not None:
                 progress(imported, skipped)
+            for number, row, error in prepared_batch.rejected:
+                assert rejected is not None
+                rejected(number, row, error.detail)
         return imported, skipped
 
+    def _store(self, prepared: _ImportBatch, owner_ids: Mapping[str, int]) -> int:
+        """Store a prepared batch in one transaction; how many of its records were new."""
+        with self.store.transaction() as tx:
+            if prepared.staged is not None:
+                inserted = tx.bulk.import_staged(prepared.staged)
+            else:
+                inserted = tx.bulk.import_batch(prepared.records, owner_ids, prepared.documents)
+            record_successions(tx, prepared.succeeding)
+        return inserted
+
     def export_records(self, prefix: str | None = None, page: int = 1_000) -> Iterator[Record]:
-        """Every record (under ``prefix`` if given), in registration order, page by page."""
+        """Every record (under ``prefix`` if given), in registration order, page by page;
+        :class:`NotFoundError` at once if no prefix under or over ``prefix`` is delegated.
+
+        >>> from urnkit.resolver.services import Services
+        >>> services = Services(Store("sqlite://"))
+        >>> services.store.upgrade()
+        >>> services.transfer.export_records("se:x")
+        Traceback (most recent call last):
+        ...
+        urnkit.resolver.domain.NotFoundError: no prefix under or over 'se:x' is delegated
+        """
+        if prefix is not None:
+            wanted = normalize_prefix(prefix)
+            with self.store.snapshot() as tx:
+                delegated = [known for known, _, _ in tx.organisations.prefixes()]
+            if not any(covers(wanted, p) or covers(p, wanted) for p in delegated):
+                raise NotFoundError(f"no prefix under or over {prefix!r} is delegated")
+        return self._pages(prefix, page)
+
+    def _pages(self, prefix: str | None, page: int) -> Iterator[Record]:
         cursor: int | None = 0
         while cursor is not None:
             found, cursor = self.records.records(prefix, cursor, page)
@@ -124,10 +158,11 @@ class TransferService:
 class _ImportBatch:
     """A batch of import rows made ready for the database: ``size`` rows, the keys of its
     records that name successors, and either the records staged for PostgreSQL or the records
-    and their documents."""
+    and their documents; the rows refused, with their numbers and reasons."""
 
     size: int
     succeeding: list[str]
+    rejected: list[tuple[int, Mapping[str, Any], ResolverError]]
     records: list[Record] = field(default_factory=list)
     documents: list[dict[str, Any]] = field(default_factory=list)
     staged: StagedImport | None = None
@@ -138,35 +173,45 @@ def _import_batch(
     delegated: Sequence[tuple[str, str]],
     owner_ids: Mapping[str, int],
     postgresql: bool,
-    batch: Sequence[Mapping[str, Any]],
+    numbered: tuple[int, Sequence[Mapping[str, Any]]],
 ) -> _ImportBatch:
-    """Import rows made ready for the database (see :meth:`TransferService.import_records`)."""
+    """Import rows made ready for the database (see :meth:`TransferService.import_records`);
+    ``numbered`` is the number of the batch's first row and its rows."""
+    first, batch = numbered
     records: dict[str, Record] = {}
-    for row in batch:
-        record = _imported_record(row, owner, delegated)
+    rejected = []
+    for number, row in enumerate(batch, first):
+        try:
+            record = _imported_record(row, owner, delegated)
+        except ResolverError as error:
+            rejected.append((number, row, error))
+            continue
         records.setdefault(record.key, record)
     fresh = list(records.values())
     documents = [record_json(r) for r in fresh]
     succeeding = [r.key for r in fresh if r.successors]
     if postgresql:  # staged here, outside the transaction: see BulkImport.import_staged
-        return _ImportBatch(
-            len(batch), succeeding, staged=stage_import(fresh, owner_ids, documents)
-        )
-    return _ImportBatch(len(batch), succeeding, fresh, documents)
+        staged = stage_import(fresh, owner_ids, documents)
+        return _ImportBatch(len(batch), succeeding, rejected, staged=staged)
+    return _ImportBatch(len(batch), succeeding, rejected, fresh, documents)
 
 
 _SENDER_FAILED = "the rows failed"  # the sender's word to the child and back
 
 
-def _batches(rows: Iterable[Mapping[str, Any]], size: int) -> Iterator[list[Mapping[str, Any]]]:
+def _batches(
+    rows: Iterable[Mapping[str, Any]], size: int
+) -> Iterator[tuple[int, list[Mapping[str, Any]]]]:
+    """The rows in batches of ``size``, each with the number of its first row (from 1)."""
+    first = 1
     batch: list[Mapping[str, Any]] = []
     for row in rows:
         batch.append(row)
         if len(batch) == size:
-            yield batch
-            batch = []
+            yield first, batch
+            first, batch = first + size, []
     if batch:
-        yield batch
+        yield first, batch
 
 
 def _imported_record(
@@ -185,13 +230,13 @@ def _imported_record(
     status: Status = row.get("status") or "active"
     if status not in ("reserved", "active", "deactivated"):
         raise UnacceptableError(f"{text}: unknown status {status!r}")
+    given = row.get("locations") or []
+    if not isinstance(given, list) or not all(isinstance(loc, Mapping) for loc in given):
+        raise UnacceptableError(f"{text}: 'locations' must be a list of objects")
+    if not isinstance(row.get("metadata") or {}, Mapping):
+        raise UnacceptableError(f"{text}: 'metadata' must be an object")
     try:
-        found = check_locations(
-            [
-                Location(**loc) if isinstance(loc, Mapping) else loc
-                for loc in row.get("locations") or []
-            ]
-        )
+        found = check_locations([Location(**loc) for loc in given])
     except TypeError as error:
         raise UnacceptableError(f"{text}: a location has {error}") from None
     except UnacceptableError as error:
