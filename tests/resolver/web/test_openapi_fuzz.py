@@ -36,12 +36,10 @@ from urnkit.resolver.web import create_app
 
 SEED = 20_260_101
 MAX_EXAMPLES = 10  # per operation in the fuzzing phase, after the examples and coverage phases
-CHECKS = (
-    "not_a_server_error",
-    "status_code_conformance",
-    "content_type_conformance",
-    "response_schema_conformance",
-)
+# Every check of schemathesis but these. positive_data_acceptance: the schema cannot say all
+# the service requires (a prefix delegated to the caller, a URN:NBN in it, exactly one search
+# term, a country in ISO 3166-1's list), so schema-valid requests are rightly refused (4xx).
+SKIPPED = ("positive_data_acceptance",)
 REVOKE = "/api/v1/tokens/{token_id}/revoke"
 
 
@@ -61,8 +59,17 @@ class Finding:
 def schemathesis_config(headers: dict[str, str]) -> schemathesis.Config:
     """Deterministic generation of a bounded number of cases, the four checks and no others,
     ``headers`` sent with every request."""
-    checks: dict[str, Any] = {"enabled": False} | {name: {"enabled": True} for name in CHECKS}
+    checks: dict[str, Any] = {"enabled": True} | {name: {"enabled": False} for name in SKIPPED}
     project: dict[str, Any] = {
+        # /api/v1/urns/{urn}/history and …/deactivate are also /api/v1/urns/{urn} of a URN
+        # ending "/history" (RFC 8141 §2: an NSS may hold "/"): PUT there is declared, by the
+        # record's operation, and is no unsupported method.
+        "operations": [
+            {
+                "include-path-regex": "^/api/v1/urns/{urn}/",
+                "checks": {"unsupported_method": {"enabled": False}},
+            }
+        ],
         "generation": {"deterministic": True, "max-examples": MAX_EXAMPLES, "database": "none"},
         "checks": checks,
         "request-timeout": 30,

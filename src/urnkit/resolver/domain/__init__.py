@@ -54,9 +54,12 @@ from urnkit.resolver.domain.links import (
     next_link_state,
 )
 from urnkit.resolver.domain.names import (
+    ASSIGNED_NAME_PATTERN,
     BASE32,
+    COUNTRY_PATTERN,
     DNB_COUNTRIES,
     GENERATORS,
+    PREFIX_PATTERN,
     RANDOM_LENGTH,
     Generator,
     assigned_name,
@@ -96,13 +99,16 @@ for _error in (
     _error.__module__ = __name__
 
 __all__ = [
+    "ASSIGNED_NAME_PATTERN",
     "BASE32",
+    "COUNTRY_PATTERN",
     "DNB_COUNTRIES",
     "FAILURES_TO_BREAK",
     "GENERATORS",
     "MAX_DEPTH",
     "MAX_METADATA_BYTES",
     "MAX_URN_LENGTH",
+    "PREFIX_PATTERN",
     "RANDOM_LENGTH",
     "ROLES",
     "STATUSES",

@@ -41,6 +41,22 @@ def parse_urn(text: str) -> URN:
         raise InvalidURNError.from_syntax_error(error) from None
 
 
+# The grammars of the API's inputs as ECMA-262 regular expressions for /openapi.json. Each
+# admits exactly the texts of its grammar; what the grammar cannot say (the NID "urn", a URN's
+# namespace, ISO 3166-1's list of countries) the service refuses with a problem.
+# RFC 8141 §2: assigned-name = "urn" ":" NID ":" NSS; NID = (alphanum) 0*30(ldh) (alphanum);
+# NSS = pchar *(pchar / "/"); pchar (RFC 3986 §3.3) = unreserved / pct-encoded / sub-delims
+# / ":" / "@".
+_PCHAR = r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})"
+ASSIGNED_NAME_PATTERN = (
+    rf"^[Uu][Rr][Nn]:[A-Za-z0-9][A-Za-z0-9-]{{0,30}}[A-Za-z0-9]:{_PCHAR}(?:{_PCHAR}|/)*$"
+)
+# RFC 8458 §4.2: a prefix is a two-letter country code and ":"-separated sub-namespaces of
+# letters and digits (normalize_prefix); a country code alone is two letters.
+PREFIX_PATTERN = r"^[A-Za-z]{2}(?::[A-Za-z0-9]+)*$"
+COUNTRY_PATTERN = r"^[A-Za-z]{2}$"
+
+
 def normalize_prefix(prefix: str) -> str:
     """A delegated prefix in its stored form: country and sub-namespaces, lower case
     (RFC 8458 §4.3, "The entire prefix is case insensitive").

@@ -15,7 +15,13 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.routing import Match
 from starlette.types import Scope
 
-from urnkit.resolver.domain import MAX_URN_LENGTH, Principal, UnacceptableError, check_urn_length
+from urnkit.resolver.domain import (
+    ASSIGNED_NAME_PATTERN,
+    MAX_URN_LENGTH,
+    Principal,
+    UnacceptableError,
+    check_urn_length,
+)
 from urnkit.resolver.services import Services
 from urnkit.resolver.web.limits import PRINCIPAL
 
@@ -84,7 +90,10 @@ URN_DESCRIPTION = (
 
 def urn_path(
     request: Request,
-    urn: Annotated[str, Path(description=URN_DESCRIPTION)],
+    urn: Annotated[
+        str,
+        Path(description=URN_DESCRIPTION, json_schema_extra={"pattern": ASSIGNED_NAME_PATTERN}),
+    ],
 ) -> str:
     """A dependency: the URN of ``/api/v1/urns/{urn}…``, as sent (its routes match the raw
     path: :class:`RawPathRoute`)."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from urnkit.resolver.domain import UnauthenticatedError
@@ -74,6 +75,12 @@ def bearer_token(request: Request) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
+def _routed(scope: Scope) -> bool:
+    """Whether a route of the application takes this method at this path: a method no route
+    takes is answered 405 by the router, whoever asks."""
+    return any(route.matches(scope)[0] is Match.FULL for route in scope["app"].router.routes)
+
+
 def _content_length(request: Request) -> int | None:
     try:
         return int(request.headers["content-length"])
@@ -108,7 +115,7 @@ def body_limits(app: ASGIApp, services: Services) -> ASGIApp:
             return
         request = Request(scope)
         raw_path = scope.get("raw_path", scope["path"].encode()).decode("latin-1")
-        if raw_path.startswith(AUTHENTICATED_PATHS):
+        if raw_path.startswith(AUTHENTICATED_PATHS) and _routed(scope):
             try:
                 token = bearer_token(request)
                 scope[PRINCIPAL] = await run_in_threadpool(services.access.authenticate, token)

@@ -13,7 +13,10 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
+from starlette.routing import Match, Route
+from starlette.types import Scope
 
 from urnkit.resolver.domain import ResolverError, json_pointer, printable
 from urnkit.resolver.web.schemas import Problem
@@ -82,7 +85,27 @@ def http_error(request: Request, error: HTTPException) -> Response:
     title = HTTPStatus(error.status_code).phrase
     response = problem(request, error.status_code, title, str(error.detail))
     response.headers.update(error.headers or {})
+    if error.status_code == 405:  # RFC 9110 §15.5.6: Allow lists every method of the resource
+        response.headers["Allow"] = ", ".join(allowed_methods(request.scope))
     return response
+
+
+def allowed_methods(scope: Scope) -> list[str]:
+    """The methods /openapi.json declares at the path of ``scope``: of every published route of
+    the first path template that matches it (Starlette's 405 names one route's alone). Where
+    templates overlap (``/api/v1/urns/{urn}/history`` is also ``/api/v1/urns/{urn}`` of a URN
+    ending ``/history``), the first in the routes' order is the one the path reaches."""
+    methods: set[str] = set()
+    template = None
+    for route in scope["app"].router.routes:
+        if not isinstance(route, Route | APIRoute) or not route.methods:
+            continue
+        if not route.include_in_schema or template not in (None, route.path_format):
+            continue
+        if route.matches({**scope, "method": next(iter(route.methods))})[0] is Match.FULL:
+            template = route.path_format
+            methods |= route.methods
+    return sorted(methods)
 
 
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

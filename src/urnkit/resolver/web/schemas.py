@@ -5,7 +5,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from urnkit.resolver.domain import MAX_DEPTH, MAX_METADATA_BYTES, MAX_URN_LENGTH
+from urnkit.resolver.domain import MAX_DEPTH, MAX_METADATA_BYTES, MAX_URN_LENGTH, PREFIX_PATTERN
 from urnkit.resolver.services.records import MAX_BATCH
 
 # What every JSON body may hold, and a record's metadata in particular (domain.acceptance).
@@ -24,7 +24,7 @@ class LocationModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     url: str = Field(min_length=1, max_length=4000, examples=["https://example.org/thesis.pdf"])
-    priority: int = Field(1, ge=0, le=1_000_000)
+    priority: int = Field(1, ge=0, le=1_000_000, strict=True)  # true is no priority
     label: str | None = Field(None, max_length=1000)
     media_type: str | None = Field(None, max_length=255, examples=["application/pdf"])
 
@@ -139,7 +139,12 @@ class DelegateIn(BaseModel):
     """Delegate a prefix to an organisation."""
 
     model_config = ConfigDict(extra="forbid")
-    prefix: str = Field(min_length=2, max_length=200, examples=["fi:demo"])
+    prefix: str = Field(
+        min_length=2,
+        max_length=200,
+        examples=["fi:demo"],
+        json_schema_extra={"pattern": PREFIX_PATTERN},
+    )
     organisation: str = Field(min_length=1, max_length=200)
     generator: Literal["sequential", "random"] = "sequential"
 

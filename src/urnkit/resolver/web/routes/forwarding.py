@@ -4,13 +4,23 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Response
 
+from urnkit.resolver.domain import COUNTRY_PATTERN
 from urnkit.resolver.services.shapes import forwarding_json
 from urnkit.resolver.web.deps import AdminPrincipal, ServiceDep
 from urnkit.resolver.web.problems import AUTHENTICATED, problem_responses
 from urnkit.resolver.web.schemas import ForwardingIn, ForwardingOut
 
 router = APIRouter(tags=["forwarding"])
-Country = Annotated[str, Path(min_length=1, max_length=10, examples=["se"])]
+# The pattern is published, not enforced here: the service's refusal says what is wrong.
+Country = Annotated[
+    str,
+    Path(
+        min_length=1,
+        max_length=10,
+        examples=["se"],
+        json_schema_extra={"pattern": COUNTRY_PATTERN},
+    ),
+]
 
 
 @router.get("/api/v1/forwarding", response_model=list[ForwardingOut])

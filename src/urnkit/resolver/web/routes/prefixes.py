@@ -3,8 +3,9 @@ under them."""
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 
+from urnkit.resolver.domain import PREFIX_PATTERN
 from urnkit.resolver.services.records import MAX_GENERATE
 from urnkit.resolver.web.deps import AuthenticatedPrincipal, ServiceDep
 from urnkit.resolver.web.problems import AUTHENTICATED, problem_responses
@@ -20,7 +21,7 @@ router = APIRouter(tags=["prefixes"])
     responses=problem_responses(404) | AUTHENTICATED,
 )
 def generate(
-    prefix: str,
+    prefix: Annotated[str, Path(json_schema_extra={"pattern": PREFIX_PATTERN})],
     who: AuthenticatedPrincipal,
     services: ServiceDep,
     count: Annotated[int, Query(ge=1, le=MAX_GENERATE)] = 1,

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException
 
-from urnkit.resolver.domain import Location, Record
+from urnkit.resolver.domain import PREFIX_PATTERN, Location, Record
 from urnkit.resolver.services.shapes import history_json, record_json
 from urnkit.resolver.web.deps import AuthenticatedPrincipal, RawPathRoute, ServiceDep, URNPath
 from urnkit.resolver.web.problems import AUTHENTICATED, problem, problem_responses
@@ -167,7 +167,10 @@ def _patched_locations(locations: Any) -> list[Location]:
 )
 def list_records(
     services: ServiceDep,
-    prefix: Annotated[str | None, Query(max_length=200, examples=["fi:demo"])] = None,
+    prefix: Annotated[
+        str | None,
+        Query(max_length=200, examples=["fi:demo"], json_schema_extra={"pattern": PREFIX_PATTERN}),
+    ] = None,
     cursor: Annotated[str | None, Query(pattern=r"^[0-9]{1,18}$")] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:

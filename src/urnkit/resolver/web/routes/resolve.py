@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
+from fastapi.routing import APIRoute
 from starlette.routing import BaseRoute, Match, Route
 from starlette.types import Scope
 from werkzeug.datastructures import MIMEAccept
@@ -334,7 +335,19 @@ RESOLUTION_RESPONSES: dict[int | str, dict[str, Any]] = {
     410: {"description": "Gone: deactivated; the Link headers name its successors"},
 }
 
-router = APIRouter()
+
+class _ResolutionRoute(APIRoute):
+    """Resolution's catch-all route, which leaves the API's paths alone: a method a route of
+    ``/api/`` does not take is answered 405 with the methods it does (RFC 9110 §15.5.6), not
+    400 "Not a URN"."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if scope["path"].startswith("/api/"):
+            return Match.NONE, {}
+        return super().matches(scope)
+
+
+router = APIRouter(route_class=_ResolutionRoute)
 router.add_api_route(
     "/{urn:path}",
     resolve,
