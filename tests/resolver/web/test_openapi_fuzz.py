@@ -36,10 +36,11 @@ from urnkit.resolver.web import create_app
 
 SEED = 20_260_101
 MAX_EXAMPLES = 10  # per operation in the fuzzing phase, after the examples and coverage phases
-# Every check of schemathesis but these. positive_data_acceptance: the schema cannot say all
-# the service requires (a prefix delegated to the caller, a URN:NBN in it, exactly one search
-# term, a country in ISO 3166-1's list), so schema-valid requests are rightly refused (4xx).
-SKIPPED = ("positive_data_acceptance",)
+# Every check of schemathesis. A schema-valid request may still be refused for what no schema
+# can say (a prefix delegated to the caller, a URN:NBN in it, exactly one search term, a
+# country on ISO 3166-1's list, no lone surrogate in a string): with 422 and a problem naming
+# it, which positive_data_acceptance is told to expect besides its defaults.
+ACCEPTED = ["2xx", "3xx", "401", "403", "404", "409", "410", "422", "429"]
 REVOKE = "/api/v1/tokens/{token_id}/revoke"
 
 
@@ -59,7 +60,10 @@ class Finding:
 def schemathesis_config(headers: dict[str, str]) -> schemathesis.Config:
     """Deterministic generation of a bounded number of cases, the four checks and no others,
     ``headers`` sent with every request."""
-    checks: dict[str, Any] = {"enabled": True} | {name: {"enabled": False} for name in SKIPPED}
+    checks: dict[str, Any] = {
+        "enabled": True,
+        "positive_data_acceptance": {"expected-statuses": ACCEPTED},
+    }
     project: dict[str, Any] = {
         # /api/v1/urns/{urn}/history and …/deactivate are also /api/v1/urns/{urn} of a URN
         # ending "/history" (RFC 8141 §2: an NSS may hold "/"): PUT there is declared, by the
@@ -68,7 +72,15 @@ def schemathesis_config(headers: dict[str, str]) -> schemathesis.Config:
             {
                 "include-path-regex": "^/api/v1/urns/{urn}/",
                 "checks": {"unsupported_method": {"enabled": False}},
-            }
+            },
+            # schemathesis percent-encodes a {urn} but leaves the %XX octets the pattern lets
+            # it generate: "urn:a:b%3F" goes as "urn%3Aa%3Ab%3F", which the API, reading a URN
+            # encoded whole by decoding it once (docs/api.md), reads as "urn:a:b?", a text
+            # the schema's pattern refuses. Its refusal (400 Not a URN) is right.
+            {
+                "include-path-regex": "{urn}",
+                "checks": {"positive_data_acceptance": {"enabled": False}},
+            },
         ],
         "generation": {"deterministic": True, "max-examples": MAX_EXAMPLES, "database": "none"},
         "checks": checks,

@@ -5,7 +5,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from urnkit.resolver.domain import MAX_DEPTH, MAX_METADATA_BYTES, MAX_URN_LENGTH, PREFIX_PATTERN
+from urnkit.resolver.domain import (
+    ASSIGNED_NAME_PATTERN,
+    MAX_DEPTH,
+    MAX_METADATA_BYTES,
+    MAX_URN_LENGTH,
+    PREFIX_PATTERN,
+)
 from urnkit.resolver.services.records import MAX_BATCH
 
 # What every JSON body may hold, and a record's metadata in particular (domain.acceptance).
@@ -49,6 +55,7 @@ class BatchItem(RecordIn):
         max_length=MAX_URN_LENGTH,
         description=URN_RULE,
         examples=["urn:nbn:fi:demo-1"],
+        json_schema_extra={"pattern": ASSIGNED_NAME_PATTERN},
     )
 
 
@@ -101,9 +108,16 @@ class DeactivateIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     note: str | None = Field(None, max_length=10_000)
-    successors: list[Annotated[str, Field(max_length=MAX_URN_LENGTH, description=URN_RULE)]] = (
-        Field(default_factory=list, max_length=100)
-    )
+    successors: list[
+        Annotated[
+            str,
+            Field(
+                max_length=MAX_URN_LENGTH,
+                description=URN_RULE,
+                json_schema_extra={"pattern": ASSIGNED_NAME_PATTERN},
+            ),
+        ]
+    ] = Field(default_factory=list, max_length=100)
 
 
 class GeneratedOut(BaseModel):
