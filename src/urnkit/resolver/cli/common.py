@@ -74,12 +74,17 @@ def guarded(run: Run) -> Run:
             from urnkit.resolver.domain import ResolverError
         except ImportError:
             return fail(NOT_INSTALLED, EXIT_USAGE)
-        from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+        from sqlalchemy.exc import ArgumentError, DataError, DBAPIError, NoSuchModuleError
 
         try:
             return run(args)
         except ResolverError as error:
             return fail(f"{error.title.lower()}: {error.detail}", EXIT_INVALID)
+        except BrokenPipeError:  # the reader left: urnkit's main stops quietly (141)
+            raise
+        except DataError as error:  # a value beyond a column's type: PostgreSQL's refusal
+            refusal = _words(error.orig or error)
+            return fail(f"the database refused a value: {refusal}", EXIT_INVALID)
         except (SchemaError, ValueError, OSError) as error:
             return fail(str(error), EXIT_USAGE)
         except (ArgumentError, NoSuchModuleError, ModuleNotFoundError, DBAPIError) as error:
@@ -96,11 +101,19 @@ def database_problem(error: Exception) -> str:
     >>> database_problem(NoSuchModuleError("Can't load plugin: sqlalchemy.dialects:foo"))
     "cannot use the database: Can't load plugin: sqlalchemy.dialects:foo"
     """
-    cause = getattr(error, "orig", None) or error  # a DBAPIError carries the driver's error
-    words = " ".join(str(cause).split())
+    words = _words(getattr(error, "orig", None) or error)  # a DBAPIError: the driver's error
     if isinstance(error, ModuleNotFoundError):
         words = f"its driver is not installed here ({words})"
     return f"cannot use the database: {words}"
+
+
+def _words(error: BaseException) -> str:
+    """What ``error`` says, on one line.
+
+    >>> _words(OSError("connection refused\\n\\tIs the server running?"))
+    'connection refused Is the server running?'
+    """
+    return " ".join(str(error).split())
 
 
 def add(commands: Commands, name: str, run: Run, about: Help) -> argparse.ArgumentParser:
