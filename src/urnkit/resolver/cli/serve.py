@@ -23,10 +23,17 @@ def check_listenable(host: str, port: int) -> None:
     such address here), before the ASGI server starts and fails with a traceback or status 3.
 
     >>> check_listenable("127.0.0.1", 0)
+    >>> check_listenable("127.0.0.1", 70000)
+    Traceback (most recent call last):
+    ...
+    OSError: cannot listen on 127.0.0.1:70000: a TCP port is 1 to 65535
     """
+    if not 0 <= port < 2**16:  # bind() would raise OverflowError
+        raise OSError(f"cannot listen on {host}:{port}: a TCP port is 1 to 65535")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the servers bind
+        if os.name != "nt":  # as the servers bind; on Windows it would share a taken port
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, port))
         except OSError as error:
