@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from urnkit.commandline import EXIT_OK, Commands, Help, group
+from urnkit.commandline import EXIT_OK, Commands, Help, count, group
 from urnkit.resolver.cli import forwarding
 from urnkit.resolver.cli.common import REFUSED, add, database_flag, services_for
 
@@ -67,6 +67,18 @@ def _revoke_token(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _token_id(text: str) -> int:
+    """A token's id as given on the command line: 1 to 2**31 - 1, as the API takes it.
+
+    >>> _token_id("7")
+    7
+    """
+    number = count(text)
+    if number > 2**31 - 1:
+        raise argparse.ArgumentTypeError(f"no token has an id this large: {text}")
+    return number
+
+
 def add_commands(commands: Commands) -> None:
     """Add ``admin`` and its commands: ``create-org``, ``delegate``, ``create-token``,
     ``revoke-token`` and the ``forwarding`` group."""
@@ -87,6 +99,6 @@ def add_commands(commands: Commands) -> None:
     create_token.add_argument("--role", choices=("registrant", "admin"), default="registrant")
     create_token.add_argument("--label", default="", help="a note on what the token is for")
     revoke_token = add(admin, "revoke-token", _revoke_token, _REVOKE_TOKEN)
-    revoke_token.add_argument("token_id", metavar="ID", type=int)
+    revoke_token.add_argument("token_id", metavar="ID", type=_token_id)
     database_flag(create_org, delegate, create_token, revoke_token)
     forwarding.add_commands(admin)

@@ -89,8 +89,11 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+MAX_SECONDS = 10**9  # about 31 years: further back than any check, and a date Python can hold
+
+
 def _seconds(text: str) -> float:
-    """A duration given on the command line: seconds, 0 or more.
+    """A duration given on the command line: seconds, 0 to :data:`MAX_SECONDS`.
 
     >>> _seconds("0.5")
     0.5
@@ -99,8 +102,10 @@ def _seconds(text: str) -> float:
         seconds = float(text)
     except ValueError:
         seconds = -1.0
-    if not seconds >= 0 or seconds == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, 0 or more: {text!r}")
+    if not 0 <= seconds <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds from 0 to {MAX_SECONDS:,}: {text!r}"
+        )
     return seconds
 
 
