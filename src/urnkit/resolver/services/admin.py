@@ -14,6 +14,8 @@ from urnkit.resolver.domain import (
 )
 from urnkit.resolver.store import Store
 
+LONGEST_NAME = 200  # characters of a prefix or a token's label, as stored and as the API takes
+
 
 class AdminService:
     """Organisations, delegations (RFC 8458 §4.3) and tokens."""
@@ -42,6 +44,8 @@ class AdminService:
         if generator not in GENERATORS:
             raise UnacceptableError(f"the generator is one of {', '.join(GENERATORS)}")
         prefix = normalize_prefix(prefix)
+        if len(prefix) > LONGEST_NAME:
+            raise UnacceptableError(f"a prefix is at most {LONGEST_NAME} characters")
         with self.store.transaction() as tx:
             organisation_id = tx.organisations.id(organisation)
             if organisation_id is None:
@@ -54,6 +58,8 @@ class AdminService:
         """A new API token for an organisation, returned once and stored only hashed."""
         if role not in ROLES:
             raise UnacceptableError(f"the role is one of {', '.join(ROLES)}")
+        if len(label) > LONGEST_NAME:
+            raise UnacceptableError(f"a token's label is at most {LONGEST_NAME} characters")
         token = "urnkit_" + secrets.token_urlsafe(32)
         with self.store.transaction() as tx:
             organisation_id = tx.organisations.id(organisation)

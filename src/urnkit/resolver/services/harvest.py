@@ -276,7 +276,7 @@ class Harvester:
                 f"at position {error.pos}",
                 position=error.pos,
             ) from None
-        if set_spec is not None and not SET_SPEC.fullmatch(set_spec):
+        if set_spec is not None and (len(set_spec) > 200 or not SET_SPEC.fullmatch(set_spec)):
             raise UnacceptableError(f"{set_spec!r} is not a setSpec (OAI-PMH 2.0 §4.6)")
         with self.store.transaction() as tx:
             organisation_id = tx.organisations.id(organisation)
