@@ -3,13 +3,18 @@ and exit 2, never a traceback; and the export of a prefix nobody holds (exit 1).
 
 from __future__ import annotations
 
+import argparse
+import re
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from resolver_support import urnkit
+from resolver_support import fresh_database, urnkit
+
+from urnkit.cli import build_parser, main
 
 # Each URL fails differently: unreadable, no such dialect, a driver not installed here, a SQLite
 # file in a missing directory, a PostgreSQL server that is down, a database that does not exist.
@@ -33,10 +38,35 @@ COMMANDS = {
     "admin forwarding list": ["admin", "forwarding", "list"],
     "export": ["export"],
     "import": ["import", "{tmp}/rows.ndjson"],
+    "admin forwarding set": ["admin", "forwarding", "set", "se", "https://urn.kb.se/{{urn}}"],
+    "admin forwarding remove": ["admin", "forwarding", "remove", "se"],
+    "admin forwarding check": ["admin", "forwarding", "check", "se"],
+    "links check": ["links", "check"],
     "links report": ["links", "report"],
+    "oai add-source": [
+        *("oai", "add-source", "repo", "--organisation", "Library"),
+        *("--base-url", "https://x.example/oai", "--url-pattern", "https://x[.]example/.*"),
+    ],
     "oai sources": ["oai", "sources"],
+    "oai harvest": ["oai", "harvest"],
     "serve": ["serve", "--port", "{port}"],
 }
+RESOLVER_GROUPS = ("serve", "db", "admin", "import", "export", "links", "oai")
+
+
+def _commands(parser: argparse.ArgumentParser, words: str = "") -> Iterator[str]:
+    """The names of the commands under ``parser``, as typed: ``admin forwarding list``."""
+    groups = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not groups:
+        yield words
+    for group in groups:
+        for name, child in group.choices.items():
+            yield from _commands(child, f"{words} {name}".strip())
+
+
+def test_every_resolver_command_is_tried() -> None:
+    every = {name for name in _commands(build_parser()) if name.split()[0] in RESOLVER_GROUPS}
+    assert every == set(COMMANDS)
 
 
 def _free_port() -> int:
@@ -127,3 +157,91 @@ def test_a_second_demo_refuses_while_the_first_holds_its_port(tmp_path: Path) ->
             assert demo_database.read_text() == "held by a running server"
         finally:
             demo_database.unlink()
+
+
+@pytest.mark.parametrize(("flags", "port"), [(["--port", "70000"], None), ([], "65536")])
+def test_serve_on_a_port_that_is_not_one_is_one_line_and_exit_2(
+    flags: list[str],
+    port: str | None,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if port is not None:
+        monkeypatch.setenv("URNKIT_PORT", port)
+    database = tmp_path / "urnkit.db"
+    assert main(["serve", *flags, "--database-url", f"sqlite:///{database}"]) == 2
+    assert capsys.readouterr().err.endswith(": a TCP port is 1 to 65535\n")
+    assert not database.exists()  # refused before the schema is made
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ("admin", "revoke-token", str(2**31)),  # beyond the API's ids: PostgreSQL's integer
+        ("admin", "revoke-token", "0"),
+        ("links", "check", "--older-than", "1e300"),  # before the year 1
+        ("links", "check", "--timeout", "nan"),
+    ],
+    ids=" ".join,
+)
+def test_arguments_out_of_range_are_usage_errors(
+    arguments: tuple[str, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*arguments, "--database-url", f"sqlite:///{tmp_path / 'x.db'}"]) == 2
+    error = capsys.readouterr().err
+    assert re.search(r"error: argument .*: (must be|no token has an id this large)", error)
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_values_longer_than_stored_are_refused_alike_on_both_databases(database_url: str) -> None:
+    database = ("--database-url", database_url)
+    urnkit("admin", "create-org", "Library", *database)
+    for arguments, reason in (
+        (("admin", "delegate", "Library", "fi:" + "a" * 198), "a prefix is at most 200"),
+        (("admin", "create-token", "Library", "--label", "x" * 201), "label is at most 200"),
+        (("oai", "add-source", "repo", "--organisation", "Library", "--set", "s" * 201), "setSpec"),
+    ):
+        extra = ("--base-url", "https://x.example/oai", "--url-pattern", ".*")
+        done = urnkit(*arguments, *(extra if arguments[0] == "oai" else ()), *database, check=False)
+        assert reason in assert_one_line_refusal(done, status=1)
+        assert done.stdout == ""
+
+
+def test_a_value_the_database_refuses_is_one_line_and_exit_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with fresh_database("postgresql", tmp_path) as database:
+        url = ["--database-url", database]
+        assert main(["admin", "create-org", "Library", *url]) == 0
+        capsys.readouterr()
+        source = ["oai", "add-source", "nul", "--organisation", "Library", "--url-pattern", ".*"]
+        status = main([*source, "--base-url", "https://x.example/o\x00ai", *url])
+    assert status == 1
+    assert capsys.readouterr().err == (
+        "urnkit: the database refused a value: "
+        "PostgreSQL text fields cannot contain NUL (0x00) bytes\n"
+    )
+
+
+def test_export_to_a_reader_that_leaves_stops_quietly_with_141(tmp_path: Path) -> None:
+    database = ("--database-url", f"sqlite:///{tmp_path / 'urnkit.db'}")
+    urnkit("admin", "create-org", "Library", *database)
+    urnkit("admin", "delegate", "Library", "fi:lib", *database)
+    rows = tmp_path / "rows.ndjson"
+    with rows.open("w") as out:  # far more than a pipe's buffer (64 KiB) once exported
+        for number in range(3_000):
+            out.write(f'{{"urn": "urn:nbn:fi:lib-{number}", "locations": [], "metadata": {{}}}}\n')
+    urnkit("import", str(rows), *database)
+    export = subprocess.Popen(
+        [sys.executable, "-m", "urnkit", "export", *database],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert export.stdout is not None
+    assert export.stderr is not None
+    assert export.stdout.read(10) == b'{"urn":"ur'
+    export.stdout.close()  # as `| head -c 10` does
+    assert export.wait(timeout=60) == 141  # 128 + SIGPIPE, as shells report
+    assert export.stderr.read() == b""
+    export.stderr.close()
