@@ -1,5 +1,9 @@
 """The resolver's settings: command-line flags override ``URNKIT_*`` environment variables,
-which override the defaults.
+which override the configuration file (``urnkit.toml``), which overrides the defaults.
+
+The file is the one ``--config`` or ``URNKIT_CONFIG`` names, else ``urnkit.toml`` in the current
+directory if there is one; its keys are the settings' names (``port = 9000``), every one
+documented in docs/configuration.md.
 
 >>> Settings.from_environment({"URNKIT_PORT": "9000"}).port
 9000
@@ -12,8 +16,10 @@ ValueError: URNKIT_PORT must be a whole number, not 'x'
 from __future__ import annotations
 
 import os
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import Any
 
 from urnkit.resolver.services.discovery import parse_nameserver
 from urnkit.resolver.store import DEFAULT_DATABASE_URL
@@ -49,36 +55,121 @@ class Settings:
     oai_admin_email: str = "urnkit@localhost"  # OAI-PMH Identify's adminEmail
     # One JSON line per HTTP request on standard error (web/access_log.py); 0 turns it off.
     access_log: bool = True
+    # Seconds a cache may keep resolution's answers, by outcome (web/caching.py).
+    cache_redirect: int = 300
+    cache_record: int = 300
+    cache_not_found: int = 60
+    cache_invalid: int = 86_400
+    cache_gone: int = 86_400
 
     @classmethod
-    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        """Settings from ``URNKIT_DATABASE_URL``, ``URNKIT_HOST``, ``URNKIT_PORT``,
-        ``URNKIT_WORKERS``, ``URNKIT_SERVER``, ``URNKIT_STATISTICS_INTERVAL``,
-        ``URNKIT_LINK_CHECK_INTERVAL``, ``URNKIT_DNS_DISCOVERY`` (0 or 1),
-        ``URNKIT_DNS_NAMESERVER``, ``URNKIT_DNS_ROOT``, ``URNKIT_OAI_ADMIN_EMAIL`` and
-        ``URNKIT_ACCESS_LOG`` (0 or 1)."""
+    def from_environment(
+        cls, environ: Mapping[str, str] | None = None, config: str | None = None
+    ) -> Settings:
+        """Settings from ``URNKIT_*`` variables (a setting's name in capitals: ``URNKIT_PORT``)
+        over those of the configuration file ``config`` (else ``URNKIT_CONFIG``'s, else
+        ``./urnkit.toml`` if it exists) over the defaults. A :class:`ValueError` says which
+        value is wrong, and where."""
         environ = os.environ if environ is None else environ
-        values: dict[str, str | int | bool] = {}
+        path = config or environ.get("URNKIT_CONFIG") or _default_file()
+        values = {} if path is None else read_config(path)
         for field in fields(cls):
             name = f"URNKIT_{field.name.upper()}"
-            if name not in environ:
-                continue
-            text = environ[name]
-            if field.type == "int":
-                if not text.strip().isdigit():
-                    raise ValueError(f"{name} must be a whole number, not {text!r}")
-                values[field.name] = int(text)
-            elif field.type == "bool":
-                if text not in ("0", "1"):
-                    raise ValueError(f"{name} must be 0 or 1, not {text!r}")
-                values[field.name] = text == "1"
-            else:
-                values[field.name] = text
-        settings = cls(**values)  # type: ignore[arg-type]
-        if settings.statistics_interval < 1:
-            raise ValueError("URNKIT_STATISTICS_INTERVAL must be 1 (second) or more")
-        if settings.server not in SERVERS:
-            raise ValueError(f"URNKIT_SERVER must be one of {', '.join(SERVERS)}")
-        if settings.dns_nameserver:
-            parse_nameserver(settings.dns_nameserver)  # a ValueError saying what is wrong
-        return settings
+            if name in environ:
+                values[field.name] = _parsed(name, str(field.type), environ[name])
+        return cls(**values).checked()
+
+    def checked(self) -> Settings:
+        """These settings, if they fit together; else a :class:`ValueError` saying why."""
+        if self.statistics_interval < 1:
+            raise ValueError("statistics_interval must be 1 (second) or more")
+        if self.server not in SERVERS:
+            raise ValueError(f"server must be one of {', '.join(SERVERS)}, not {self.server!r}")
+        if self.dns_nameserver:
+            parse_nameserver(self.dns_nameserver)  # a ValueError saying what is wrong
+        return self
+
+    def environment(self) -> dict[str, str]:
+        """These settings as ``URNKIT_*`` variables: what ``urnkit serve`` hands its workers.
+
+        >>> Settings(workers=4, access_log=False).environment()["URNKIT_ACCESS_LOG"]
+        '0'
+        """
+        return {
+            f"URNKIT_{field.name.upper()}": _text(getattr(self, field.name))
+            for field in fields(self)
+        }
+
+
+CONFIG_FILE = "urnkit.toml"
+
+
+def _default_file() -> str | None:
+    return CONFIG_FILE if os.path.isfile(CONFIG_FILE) else None
+
+
+def read_config(path: str) -> dict[str, Any]:
+    """The settings a TOML file gives (its top-level keys are settings' names), checked; a
+    :class:`ValueError` naming the file, the key and what is wrong, or an :class:`OSError`.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as file:
+    ...     _ = file.write('port = 9000\\nworkers = "auto"\\n')
+    >>> read_config(file.name)["port"]
+    9000
+    """
+    try:
+        with open(path, "rb") as file:
+            document = tomllib.load(file)
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"{path}: not TOML: {error}") from None
+    except OSError as error:
+        raise OSError(f"cannot read the configuration file {path}: {error.strerror}") from None
+    known = {field.name: str(field.type) for field in fields(Settings)}
+    values: dict[str, Any] = {}
+    for key, value in document.items():
+        if key not in known:
+            raise ValueError(
+                f"{path}: no setting is called {key!r}; the settings are {', '.join(known)}"
+            )
+        values[key] = _parsed(f"{path}: {key}", known[key], value)
+    return values
+
+
+def _parsed(label: str, kind: str, value: object) -> object:
+    """``value`` (a variable's text, or a TOML value) as a setting of type ``kind``; ``label``
+    says where it came from (``URNKIT_PORT``, or ``urnkit.toml: port``)."""
+    from_variable = label.startswith("URNKIT_")
+    if kind == "int":
+        if label.endswith(("WORKERS", " workers")) and value == "auto":
+            return available_cpus()
+        if from_variable and isinstance(value, str) and value.strip().isdigit():
+            return int(value)
+        if not from_variable and type(value) is int and value >= 0:
+            return value
+        raise ValueError(f"{label} must be a whole number, not {value!r}")
+    if kind == "bool":
+        if from_variable and value in ("0", "1"):
+            return value == "1"
+        if not from_variable and isinstance(value, bool):
+            return value
+        expected = "0 or 1" if from_variable else "true or false"
+        raise ValueError(f"{label} must be {expected}, not {value!r}")
+    if not isinstance(value, str):
+        raise ValueError(f"{label} must be text, not {value!r}")
+    return value
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on: ``workers = "auto"``'s number of server processes.
+
+    >>> available_cpus() >= 1
+    True
+    """
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _text(value: object) -> str:
+    return ("1" if value else "0") if isinstance(value, bool) else str(value)

@@ -34,7 +34,9 @@ def test_route_handlers_are_functions_over_the_service() -> None:
     created = records.put_record("urn:nbn:fi:lib-1", body, admin, response, services)
     assert response.status_code == 201
     assert created["locations"][0]["url"] == "https://example.org/1"
-    assert records.get_record("URN:NBN:FI:LIB-1", services)["urn"] == "urn:nbn:fi:lib-1"
+    asked = Request({"type": "http", "method": "GET", "headers": []})
+    found = records.get_record("URN:NBN:FI:LIB-1", services, asked)
+    assert json.loads(bytes(found.body))["urn"] == "urn:nbn:fi:lib-1"
     assert prefixes.list_prefixes(services) == [
         {"prefix": "fi:lib", "organisation": "Library", "generator": "sequential"}
     ]

@@ -156,6 +156,11 @@ class Repository:
         self.admin_email = admin_email
         self.page_size = page_size
 
+    def latest_change(self) -> datetime | None:
+        """When the records or sets last changed (None for an empty repository)."""
+        with self.store.snapshot() as tx:
+            return tx.oai.latest_change()
+
     def respond(self, arguments: Sequence[tuple[str, str]], base_url: str) -> bytes:
         """The response to a request with ``arguments`` (in the order sent, repeats kept) at
         ``base_url``: a document valid against OAI-PMH.xsd, errors included (§3.6)."""

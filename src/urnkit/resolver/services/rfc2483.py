@@ -188,6 +188,8 @@ class Description:
     locations: tuple[LocationState, ...]
     predecessors: tuple[str, ...]
     history: tuple[HistoryEntry, ...]
+    # When any of it last changed: the record, a link state, a predecessor (Last-Modified).
+    modified: datetime
 
     @property
     def usable(self) -> tuple[Location, ...]:
@@ -234,17 +236,16 @@ class Rfc2483Requests:
             states = tx.links.states(location.url for location in record.locations)
             predecessors = tx.successions.predecessors(key)
             history = tx.records.history(record_id)
-        return Description(
-            record,
-            tuple(
-                LocationState(loc)  # never checked
-                if (state := states.get(loc.url)) is None or state.checked is None
-                else LocationState(loc, state.status, state.since)
-                for loc in record.locations
-            ),
-            tuple(predecessors),
-            tuple(history),
+            changes = [record.updated, tx.successions.predecessors_updated(key)]
+        locations = tuple(
+            LocationState(loc)  # never checked
+            if (state := states.get(loc.url)) is None or state.checked is None
+            else LocationState(loc, state.status, state.since)
+            for loc in record.locations
         )
+        changes += [entry.since for entry in locations] + [entry.at for entry in history]
+        modified = max(moment for moment in changes if moment is not None)
+        return Description(record, locations, tuple(predecessors), tuple(history), modified)
 
     @staticmethod
     def ranked(description: Description, accept: MIMEAccept) -> list[Location]:

@@ -28,6 +28,7 @@ from urnkit.resolver.settings import Settings
 from urnkit.resolver.store import Store
 from urnkit.resolver.web.acceptance import check_bodies
 from urnkit.resolver.web.access_log import access_logged
+from urnkit.resolver.web.caching import CachePolicy, cache_controlled
 from urnkit.resolver.web.front import redirect_front
 from urnkit.resolver.web.limits import body_limits
 from urnkit.resolver.web.metrics import Metrics
@@ -93,10 +94,14 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(services.overview.flush_statistics)
 
 
-def create_app(services: Services, statistics_interval: float = 5.0) -> FastAPI:
+def create_app(
+    services: Services, statistics_interval: float = 5.0, cache: CachePolicy | None = None
+) -> FastAPI:
     """The resolver's ASGI application over ``service``; resolutions counted for the
     statistics are flushed to the database every ``statistics_interval`` seconds and when the
-    application shuts down (a process killed outright loses up to one interval of them)."""
+    application shuts down (a process killed outright loses up to one interval of them).
+    Caches may keep resolution's answers as ``cache`` says (by default, as the settings do)."""
+    settings = Settings.from_environment()
     app = FastAPI(
         lifespan=_lifespan,
         title="urnkit resolver",
@@ -118,9 +123,7 @@ def create_app(services: Services, statistics_interval: float = 5.0) -> FastAPI:
     app.state.services = services
     app.state.statistics_interval = statistics_interval
     app.state.metrics = counters
-    app.state.oai_repository = Repository(
-        services.store, Settings.from_environment().oai_admin_email
-    )
+    app.state.oai_repository = Repository(services.store, settings.oai_admin_email)
     # Innermost first: the body limits, then the counters, then (outermost) the front.
     app.add_middleware(body_limits, services=services)
     app.add_middleware(counters.middleware)
@@ -135,6 +138,8 @@ def create_app(services: Services, statistics_interval: float = 5.0) -> FastAPI:
     # Resolution's commonest answer is given before routing (the front); what it leaves goes
     # to resolution's routes, tried before every other.
     app.add_middleware(redirect_front, services=services, metrics=counters)
+    # Outermost, so that it sees the front's redirects too.
+    app.add_middleware(cache_controlled, policy=cache or CachePolicy.from_settings(settings))
     app.router.routes[:0] = resolve.FIRST_ROUTES
     return app
 
@@ -150,7 +155,11 @@ def app_from_environment() -> ASGIApp:
         if settings.dns_discovery
         else None
     )
-    app = create_app(Services(store, discovery), settings.statistics_interval)
+    app = create_app(
+        Services(store, discovery),
+        settings.statistics_interval,
+        CachePolicy.from_settings(settings),
+    )
     if settings.link_check_interval:
         app.router.lifespan_context = with_periodic_checks(
             app.router.lifespan_context, store, settings.link_check_interval

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from urnkit.resolver.domain import HarvestSource, Record
 from urnkit.resolver.store.queries.base import Queries, now, utc
 from urnkit.resolver.store.queries.records import listing_condition, records_where
-from urnkit.resolver.store.tables import oai_items, oai_sources, organisations, records
+from urnkit.resolver.store.tables import oai_items, oai_sources, organisations, prefixes, records
 
 
 class OAI(Queries):
@@ -127,3 +127,12 @@ class OAI(Queries):
         """The oldest ``records.updated``: OAI-PMH's earliestDatestamp."""
         earliest = self.connection.scalar(sa.select(sa.func.min(records.c.updated)))
         return None if earliest is None else utc(earliest)
+
+    def latest_change(self) -> datetime | None:
+        """When the repository last changed: the newest ``records.updated`` or delegation (a
+        set), None when it holds neither (``Last-Modified`` of its responses)."""
+        found = [
+            self.connection.scalar(sa.select(sa.func.max(records.c.updated))),
+            self.connection.scalar(sa.select(sa.func.max(prefixes.c.created))),
+        ]
+        return max((utc(moment) for moment in found if moment is not None), default=None)

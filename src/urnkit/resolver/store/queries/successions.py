@@ -4,10 +4,11 @@ successors (RFC 8458 §4.1), registered here or not, and each record's predecess
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from datetime import datetime
 
 import sqlalchemy as sa
 
-from urnkit.resolver.store.queries.base import Queries, one_of
+from urnkit.resolver.store.queries.base import Queries, one_of, utc
 from urnkit.resolver.store.tables import records, successions
 
 
@@ -49,3 +50,14 @@ class Successions(Queries):
             .order_by(successions.c.predecessor_id)
         )
         return list(self.connection.scalars(query))
+
+    def predecessors_updated(self, key: str) -> datetime | None:
+        """When the last of the predecessors of the URN with equivalence key ``key`` changed
+        (None for none): a record's representations name its predecessors."""
+        query = (
+            sa.select(sa.func.max(records.c.updated))
+            .join(successions, successions.c.predecessor_id == records.c.id)
+            .where(successions.c.successor_key == key)
+        )
+        moment = self.connection.scalar(query)
+        return None if moment is None else utc(moment)

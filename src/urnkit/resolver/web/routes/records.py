@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException
 
 from urnkit.resolver.domain import PREFIX_PATTERN, Location, Record
 from urnkit.resolver.services.shapes import history_json, record_json
+from urnkit.resolver.web.caching import REVALIDATE, validated
 from urnkit.resolver.web.deps import AuthenticatedPrincipal, RawPathRoute, ServiceDep, URNPath
 from urnkit.resolver.web.problems import AUTHENTICATED, problem, problem_responses
 from urnkit.resolver.web.schemas import (
@@ -41,11 +42,14 @@ def page_json(page: Sequence[Record], after: int | None) -> dict[str, Any]:
     response_model=HistoryOut,
     responses=problem_responses(400, 404, 422),
 )
-def history(urn: URNPath, services: ServiceDep) -> dict[str, Any]:
-    """Every change to a record, oldest first (append-only)."""
+def history(urn: URNPath, services: ServiceDep, request: Request) -> Response:
+    """Every change to a record, oldest first (append-only); ``ETag`` and ``Last-Modified``
+    for conditional requests (304)."""
     record = services.records.get(urn)
-    entries = [history_json(entry) for entry in services.records.history(urn)]
-    return {"urn": record.urn, "entries": entries}
+    entries = services.records.history(urn)
+    body = JSONResponse({"urn": record.urn, "entries": [history_json(e) for e in entries]})
+    modified = max([record.updated, *(entry.at for entry in entries)])
+    return validated(request, body, modified, REVALIDATE)
 
 
 @router.post(
@@ -69,9 +73,11 @@ def deactivate(
     response_model=RecordOut,
     responses=problem_responses(400, 404, 422),
 )
-def get_record(urn: URNPath, services: ServiceDep) -> dict[str, Any]:
-    """The record of a URN, found by namespace equivalence."""
-    return record_json(services.records.get(urn))
+def get_record(urn: URNPath, services: ServiceDep, request: Request) -> Response:
+    """The record of a URN, found by namespace equivalence; ``ETag`` and ``Last-Modified``
+    for conditional requests (304)."""
+    record = services.records.get(urn)
+    return validated(request, JSONResponse(record_json(record)), record.updated, REVALIDATE)
 
 
 @router.put(

@@ -42,6 +42,7 @@ from urnkit.resolver.services.rfc2483 import (
     uri_list,
 )
 from urnkit.resolver.services.shapes import history_json, record_json
+from urnkit.resolver.web.caching import validated
 from urnkit.resolver.web.deps import decoded_if_whole, raw_urn
 from urnkit.resolver.web.front import FOUND, prefers_json, redirect, resolution_links
 from urnkit.resolver.web.metrics import Metrics
@@ -103,24 +104,34 @@ async def resolve_request(request: Request) -> Response:
             resolution.alternates,
             resolution.predecessors,
         )
-    if resolution.kind == "redirect":
-        links = resolution_links(request.scope, resolution.alternates, (), resolution.predecessors)
-        headers = {"Link": links, "Vary": "Accept"}
-        active = await asyncio.to_thread(services.records.get, text)
-        return JSONResponse(_record_body(active, resolution.predecessors), headers=headers)
-    record = resolution.record
-    assert record is not None
-    links = resolution_links(request.scope, (), record.successors, resolution.predecessors)
-    headers = {"Link": links, "Vary": "Accept"} if links else {"Vary": "Accept"}
-    if resolution.kind == "gone":
-        if wants_html(request):
-            description = await asyncio.to_thread(Rfc2483Requests(services.records).describe, text)
-            return _record_page(description, 410, headers)
+    if resolution.kind == "gone" and not wants_html(request):
+        record = resolution.record
+        assert record is not None
+        links = resolution_links(request.scope, (), record.successors, resolution.predecessors)
+        headers = {"Link": links, "Vary": "Accept"} if links else {"Vary": "Accept"}
         return _gone_problem(record, resolution.predecessors, headers)
+    return await asyncio.to_thread(
+        _described_record, request, text, resolution.kind, resolution.alternates
+    )
+
+
+def _described_record(
+    request: Request, text: str, kind: str, alternates: Sequence[str]
+) -> Response:
+    """A record as resolution shows it when it does not redirect (the ``alternates`` it
+    would redirect to, if any): as JSON to a client that prefers it, else as its page
+    (RFC 8458 §4.5's surrogate; 410 when deactivated)."""
+    services: Services = request.app.state.services
+    description = Rfc2483Requests(services.records).describe(text)
+    record = description.record
+    links = resolution_links(request.scope, alternates, record.successors, description.predecessors)
+    headers = {"Link": links, "Vary": "Accept"} if links else {"Vary": "Accept"}
+    if kind == "gone":
+        return _record_page(description, 410, headers)
     if prefers_json(request.scope):
-        return JSONResponse(_record_body(record, resolution.predecessors), headers=headers)
-    description = await asyncio.to_thread(Rfc2483Requests(services.records).describe, text)
-    return _record_page(description, 200, headers)
+        body = _record_body(record, description.predecessors)
+        return validated(request, JSONResponse(body, headers=headers), description.modified)
+    return validated(request, _record_page(description, 200, headers), description.modified)
 
 
 def answer_service(request: Request, name: str, text: str) -> Response:
@@ -142,19 +153,26 @@ def answer_service(request: Request, name: str, text: str) -> Response:
     accept = accept_header(request.headers.get("accept"))
     if name in ("I2R", "I2Rs"):
         headers["Vary"] = "Accept"
-    if name in ("I2L", "I2Ls", "I2R", "I2Rs"):
-        chosen = _acceptable(description, accept, ranked=name in ("I2R", "I2Rs"))
-        if name in ("I2L", "I2R"):
-            return _located(description, chosen, urn.q_component or "", headers)
-        return _listed(description, chosen, urn.q_component or "", headers, name == "I2Ls")
+    if name in ("I2L", "I2R"):
+        chosen = _acceptable(description, accept, ranked=name == "I2R")
+        return _located(description, chosen, urn.q_component or "", headers)
+    if name in ("I2Ls", "I2Rs"):
+        chosen = _acceptable(description, accept, ranked=name == "I2Rs")
+        listed = _listed(description, chosen, urn.q_component or "", headers, name == "I2Ls")
+        return validated(request, listed, description.modified)
     if name == "I2C":
-        return _described(description, accept, headers)
+        return validated(request, _described(description, accept, headers), description.modified)
     if name == "I2Cs":
-        return _xml_response(record, "application/xml", headers)
+        xml = _xml_response(record, "application/xml", headers)
+        return validated(request, xml, description.modified)
+    # I2N and I2Ns follow other records too: their ETag only says whether the answer changed.
     if name == "I2N":
-        return _uri_list_response([(rfc2483.current(text), None)], headers)
+        return validated(
+            request, _uri_list_response([(rfc2483.current(text), None)], headers), None
+        )
     assert name == "I2Ns"
-    return _uri_list_response([(urn, relation) for urn, relation in rfc2483.related(text)], headers)
+    related: list[tuple[str | None, str | None]] = list(rfc2483.related(text))
+    return validated(request, _uri_list_response(related, headers), None)
 
 
 def _acceptable(description: Description, accept: MIMEAccept, ranked: bool) -> Sequence[Location]:
