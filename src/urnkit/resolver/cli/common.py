@@ -34,10 +34,11 @@ class SchemaError(Exception):
 
 
 def settings_for(args: argparse.Namespace) -> Settings:
-    """The settings the flags give, over ``URNKIT_*`` variables, over the defaults."""
+    """The settings the flags give, over ``URNKIT_*`` variables, over the configuration file
+    (``--config``, ``URNKIT_CONFIG`` or ``./urnkit.toml``), over the defaults."""
     from urnkit.resolver.settings import Settings
 
-    base = Settings.from_environment()
+    base = Settings.from_environment(config=getattr(args, "config", None))
     flags = {
         name: getattr(args, name)
         for name in ("database_url", "host", "port", "workers", "server")
@@ -122,12 +123,17 @@ def add(commands: Commands, name: str, run: Run, about: Help) -> argparse.Argume
 
 
 def database_flag(*parsers: argparse.ArgumentParser) -> None:
-    """Add ``--database-url`` to each of ``parsers``."""
+    """Add ``--database-url`` and ``--config`` to each of ``parsers``."""
     for parser in parsers:
         parser.add_argument(
             "--database-url",
             help="SQLAlchemy URL: sqlite:///urnkit.db (default, or URNKIT_DATABASE_URL), "
             "postgresql+psycopg://user@host/db",
+        )
+        parser.add_argument(
+            "--config",
+            metavar="FILE",
+            help="settings file (TOML; default URNKIT_CONFIG, else ./urnkit.toml if present)",
         )
 
 

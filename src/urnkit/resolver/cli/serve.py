@@ -12,8 +12,9 @@ from urnkit.resolver.cli.common import REFUSED, add, database_flag, services_for
 _SERVE = Help(
     "Run the URN:NBN resolver (RFC 8458 §4.4) and its registration API over HTTP.",
     "Creates the schema in an empty database, refuses an outdated one ('urnkit db\n"
-    "upgrade' first), then serves until interrupted. Flags override URNKIT_* variables:\n"
-    "URNKIT_DATABASE_URL, URNKIT_HOST, URNKIT_PORT, URNKIT_WORKERS, URNKIT_SERVER.",
+    "upgrade' first), then serves until interrupted. Flags override URNKIT_* variables\n"
+    "(URNKIT_DATABASE_URL, URNKIT_HOST, URNKIT_PORT, URNKIT_WORKERS, URNKIT_SERVER, ...),\n"
+    "which override the configuration file (urnkit.toml).",
     REFUSED,
 )
 
@@ -40,11 +41,24 @@ def check_listenable(host: str, port: int) -> None:
             raise OSError(f"cannot listen on {host}:{port}: {error.strerror}") from None
 
 
+def workers(text: str) -> int:
+    """``--workers``: a count, or ``auto`` for one server process per CPU this one may use.
+
+    >>> workers("3"), workers("auto") >= 1
+    (3, True)
+    """
+    if text == "auto":
+        from urnkit.resolver.settings import available_cpus
+
+        return available_cpus()
+    return count(text)
+
+
 def _serve(args: argparse.Namespace) -> int:
     settings = settings_for(args)
     check_listenable(settings.host, settings.port)
     services_for(args, upgrade=True)
-    os.environ["URNKIT_DATABASE_URL"] = settings.database_url  # read by every worker process
+    os.environ.update(settings.environment())  # every worker process reads the same settings
     print(f"urnkit resolver: open http://{settings.host}:{settings.port}/", flush=True)
     target = "urnkit.resolver.web:app_from_environment"
     if settings.server == "uvicorn":
@@ -81,7 +95,9 @@ def add_commands(commands: Commands) -> None:
     database_flag(serve)
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=count, help="port to listen on (default 8000)")
-    serve.add_argument("--workers", type=count, help="server processes (default 1)")
+    serve.add_argument(
+        "--workers", type=workers, help="server processes, or 'auto': one per CPU (default 1)"
+    )
     serve.add_argument(
         "--server", choices=("uvicorn", "granian"), help="ASGI server (default uvicorn)"
     )
