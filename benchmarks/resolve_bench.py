@@ -344,8 +344,10 @@ def _tail(log: Path, lines: int = 20) -> str:
 
 # --- wrk ----------------------------------------------------------------------------------------
 
-# One script for both runs: with ``mode = "ceiling"`` every request is GET /-/redirect, with
-# ``"resolve"`` it is a URN drawn from 1..count in one of the case spellings below. Each thread
+# One script for every run: with ``mode = "ceiling"`` every request is GET /-/redirect, with
+# ``"resolve"`` it is a URN drawn from 1..count in one of the case spellings below; with
+# ``"hot"`` a URN, as imported, drawn from a set of ``hot`` of them (the same in every run and
+# thread), with ``"uniform"`` one drawn from all (benchmarks/proxy_bench.py). Each thread
 # draws its requests before the run (``drawn`` of them, then again from the first) so that
 # both modes cost wrk the same per request: wrk shares the CPUs with the server, and building
 # a request per request in Lua took CPU from the server in the resolution run only. Each thread
@@ -358,6 +360,7 @@ local mode = "%(mode)s"
 local count = %(count)d
 local seed = %(seed)d
 local drawn = %(drawn)d
+local hot = %(hot)d
 local schemes = {"urn", "URN", "Urn"}
 local nids = {"nbn", "NBN", "Nbn"}
 local prefixes = {"fi:bench", "FI:BENCH", "Fi:Bench", "fi:BENCH"}
@@ -369,12 +372,21 @@ function setup(thread)
 end
 
 function init(args)
+  math.randomseed(seed)
+  local set = {}
+  for i = 1, hot do
+    set[i] = math.random(count)
+  end
   math.randomseed(seed + number)
   not_3xx = 0
   prepared = {}
   for i = 1, drawn do
     if mode == "ceiling" then
       prepared[i] = wrk.format("GET", "/-/redirect")
+    elseif mode == "hot" then
+      prepared[i] = wrk.format("GET", "/urn:nbn:%(prefix)s-" .. set[math.random(hot)])
+    elseif mode == "uniform" then
+      prepared[i] = wrk.format("GET", "/urn:nbn:%(prefix)s-" .. math.random(count))
     else
       prepared[i] = wrk.format("GET", string.format("/%%s:%%s:%%s-%%d",
         schemes[math.random(#schemes)], nids[math.random(#nids)],
@@ -469,23 +481,28 @@ class LoadSettings:
     threads: int
     urns: int
     directory: Path
+    hot: int = 10_000  # URNs in the "hot" mode's set
 
 
-def load(port: int, group: int, mode: str, seconds: int, settings: LoadSettings) -> Load:
-    """Run wrk against 127.0.0.1:``port`` for ``seconds`` in ``mode`` (ceiling or resolve);
-    the server's CPU time is read from its process group ``group``."""
+def load(
+    port: int, group: int | Sequence[int], mode: str, seconds: int, settings: LoadSettings
+) -> Load:
+    """Run wrk against 127.0.0.1:``port`` for ``seconds`` in ``mode`` (ceiling, resolve, hot
+    or uniform); the server's CPU time is read from its process group ``group`` (or the sum
+    of several: a proxy and its upstreams)."""
     script = settings.directory / f"{mode}.lua"
+    values = {"mode": mode, "count": settings.urns, "seed": SEED, "drawn": DRAWN}
     script.write_text(
-        LUA_SCRIPT % {"mode": mode, "count": settings.urns, "seed": SEED, "drawn": DRAWN},
-        encoding="utf-8",
+        LUA_SCRIPT % (values | {"hot": settings.hot, "prefix": PREFIX}), encoding="utf-8"
     )
+    groups = [group] if isinstance(group, int) else list(group)
     command = [settings.wrk, "--threads", str(settings.threads)]
     command += ["--connections", str(settings.connections), "--duration", f"{seconds}s"]
     command += ["--timeout", "2s", "--latency", "--script", str(script)]
     command.append(f"http://127.0.0.1:{port}/")
-    before = cpu_seconds(group=group)
+    before = _groups_cpu(groups)
     done = subprocess.run(command, capture_output=True, text=True, check=False)
-    after = cpu_seconds(group=group)
+    after = _groups_cpu(groups)
     found = _RESULT.search(done.stdout)
     if done.returncode != 0 or found is None:
         raise BenchmarkError(f"wrk failed:\n{done.stdout}{done.stderr}")
@@ -493,6 +510,12 @@ def load(port: int, group: int, mode: str, seconds: int, settings: LoadSettings)
     if before is None or after is None or measured.requests == 0:
         return measured
     return replace(measured, server_cpu_us=(after - before) / measured.requests * 1e6)
+
+
+def _groups_cpu(groups: Sequence[int]) -> float | None:
+    """The CPU seconds of the process groups ``groups`` together (None without /proc)."""
+    seconds = [cpu_seconds(group=group) for group in groups]
+    return None if None in seconds else sum(filter(None, seconds))
 
 
 def parse_result(text: str) -> Load:

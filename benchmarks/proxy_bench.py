@@ -1,0 +1,193 @@
+"""Resolution through the documented nginx site (its cache in front of two urnkit servers) against
+the limit of an HTTP redirect here: nginx answering the same mapping from a ``map``.
+
+Usage::
+
+    .venv/bin/python benchmarks/proxy_bench.py [--urns N] [--hot K] [--seconds S]
+        [--connections C] [--threads T] [--nginx-workers W] [--database sqlite|postgresql]
+        [--postgresql-url URL] [--json OUT]
+
+    .venv/bin/python benchmarks/proxy_bench.py --urns 1000000    # the issue's measurement
+
+Needs the ``server`` extra, ``wrk`` and Debian's ``nginx`` (``apt-get install wrk nginx``). What
+it does:
+
+1. Imports ``--urns`` records (``urn:nbn:fi:bench-1`` … each with one location) into a new
+   database, as ``benchmarks/resolve_bench.py`` does.
+2. Starts two ``urnkit serve`` processes (one worker each, trusting 127.0.0.1's forwarding
+   headers) and, with ``--nginx-workers`` worker processes each, two nginx servers:
+   **cache**, the site of ``docs/deploy/nginx-urnkit.conf`` in front of them, and **limit**, a
+   ``map`` of every URN's path to its location, answered with ``return 302`` (no upstream, no
+   cache: the most an HTTP redirect costs nginx here).
+3. Loads each with wrk for ``--seconds``, in the same run, on the same requests: **hot**, URNs
+   drawn from a set of ``--hot`` (after one pass that fills the cache), and **uniform**, URNs
+   drawn from all. The cache's rate on the hot set is the ratio's numerator; the target is 70%
+   of the limit's. The CPU time per request is nginx's (and, behind the cache, urnkit's too).
+
+Prints a table and the target, PASS or FAIL; ``--json OUT`` also writes every number. Exit
+status: 0 when the target passes, 1 when it fails, 2 when the benchmark cannot run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Final
+
+from nginx_site import NginxError, free_port, running_nginx, urnkit_site
+from resolve_bench import (
+    PREFIX,
+    BenchmarkError,
+    Load,
+    LoadSettings,
+    fresh_database,
+    import_records,
+    load,
+    prepare,
+    serving,
+    write_records,
+)
+
+TARGET_RATIO: Final = 0.70  # the cache's hot-set rate against the map's (the issue)
+
+
+def map_site(directory: Path, urns: int, port: int) -> str:
+    """An nginx ``http`` block answering ``GET /urn:nbn:fi:bench-N`` with a 302 to its location
+    from a ``map`` of all ``urns``, on 127.0.0.1:``port``."""
+    entries = directory / "map.conf"
+    with entries.open("w", encoding="ascii") as out:
+        for n in range(1, urns + 1):
+            out.write(f"/urn:nbn:{PREFIX}-{n} https://example.org/bench/{n};\n")
+    size = 1 << max(urns, 1).bit_length()
+    return (
+        f"map_hash_max_size {size * 2};\nmap_hash_bucket_size 128;\n"
+        f'map $uri $target {{\n    default "";\n    include {entries};\n}}\n'
+        f"server {{\n    listen 127.0.0.1:{port};\n    location / {{\n"
+        '        if ($target = "") { return 404; }\n        return 302 $target;\n    }\n}\n'
+    )
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Import, start the servers and both nginx, load each; the numbers."""
+    loads: dict[str, Load] = {}
+    load_average = os.getloadavg()
+    os.environ["URNKIT_TRUSTED_PROXIES"] = "127.0.0.1"  # the servers' (they inherit it)
+    os.environ["URNKIT_ACCESS_LOG"] = "0"  # nginx logs nothing either
+    with tempfile.TemporaryDirectory(prefix="urnkit-proxy-") as temporary, ExitStack() as stack:
+        directory = Path(temporary)
+        records = directory / "records.ndjson"
+        write_records(records, args.urns)
+        url = stack.enter_context(fresh_database(args.database, directory, args.postgresql_url))
+        prepare(url)
+        _say(f"importing {args.urns:,} records into {args.database}")
+        imported = import_records(args.database, url, records, 10_000)
+        upstreams = [
+            stack.enter_context(serving(url, "uvicorn", 1, directory / f"urnkit-{n}.log"))
+            for n in (1, 2)
+        ]
+        cache_dir, limit_dir = directory / "cache-nginx", directory / "limit-nginx"
+        cache_dir.mkdir()
+        limit_dir.mkdir()
+        cache_port, limit_port = free_port(), free_port()
+        site = urnkit_site(cache_dir, [port for port, _ in upstreams], cache_port, free_port())
+        cache = stack.enter_context(running_nginx(cache_dir, site, args.nginx_workers))
+        _say(f"building nginx's map of {args.urns:,} URNs")
+        limit_site = map_site(limit_dir, args.urns, limit_port)
+        limit = stack.enter_context(running_nginx(limit_dir, limit_site, args.nginx_workers))
+        settings = LoadSettings(
+            args.wrk, args.seconds, args.connections, args.threads, args.urns, directory, args.hot
+        )
+        behind = [cache, *(group for _, group in upstreams)]
+        _say("filling the cache with the hot set")
+        load(cache_port, behind, "hot", max(args.seconds // 2, 2), settings)
+        for mode in ("hot", "uniform"):
+            _say(f"{mode}: wrk for 2 x {args.seconds} s")
+            loads[f"limit_{mode}"] = load(limit_port, limit, mode, args.seconds, settings)
+            loads[f"cache_{mode}"] = load(cache_port, behind, mode, args.seconds, settings)
+    ratio = loads["cache_hot"].rate / loads["limit_hot"].rate
+    return {
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "load_average_before": load_average,
+            "load_average_after": os.getloadavg(),
+        },
+        "settings": {name: str(value) for name, value in vars(args).items()},
+        "import": asdict(imported) | {"rate": imported.rate},
+        "loads": {name: asdict(found) | {"rate": found.rate} for name, found in loads.items()},
+        "ratio_hot": ratio,
+        "ratio_uniform": loads["cache_uniform"].rate / loads["limit_uniform"].rate,
+        "target": {
+            "required": TARGET_RATIO,
+            "measured": ratio,
+            "status": "PASS" if ratio >= TARGET_RATIO else "FAIL",
+        },
+    }
+
+
+def format_report(result: dict[str, Any]) -> str:
+    """The numbers as a Markdown table, and the target."""
+    lines = [
+        "| server | requests | req/s | CPU µs/request | p50 ms | p99 ms | not 3xx |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, found in result["loads"].items():
+        cpu = found["server_cpu_us"]
+        lines.append(
+            f"| {name.replace('_', ', ')} | {found['requests']:,} | {found['rate']:,.0f} | "
+            f"{'-' if cpu is None else f'{cpu:.1f}'} | {found['p50_ms']:.2f} | "
+            f"{found['p99_ms']:.2f} | {found['not_3xx'] + found['socket_errors']:,} |"
+        )
+    target = result["target"]
+    lines.append(
+        f"\ncache/limit, hot set: {result['ratio_hot']:.2f} (target >= {target['required']:.2f}: "
+        f"{target['status']}); uniform: {result['ratio_uniform']:.2f}"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--urns", type=int, default=1_000_000)
+    parser.add_argument("--hot", type=int, default=10_000)
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--nginx-workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument(
+        "--postgresql-url",
+        default=os.environ.get(
+            "URNKIT_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+        ),
+    )
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    try:
+        from resolve_bench import find_wrk
+
+        args.wrk = find_wrk()
+        result = run(args)
+    except (BenchmarkError, NginxError) as error:
+        print(f"proxy_bench: {error}", file=sys.stderr)
+        return 2
+    print(format_report(result))
+    if args.json is not None:
+        args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    return 0 if result["target"]["status"] == "PASS" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
