@@ -135,11 +135,15 @@ def create_app(
     for area in ROUTERS:
         app.router.routes += area.router.routes
     check_bodies(app.router.routes)
+    # Caching headers on what the routes answer; the front's redirects carry their own.
+    policy = cache or CachePolicy.from_settings(settings)
+    app.state.cache = policy
+    app.add_middleware(cache_controlled, policy=policy)
     # Resolution's commonest answer is given before routing (the front); what it leaves goes
     # to resolution's routes, tried before every other.
-    app.add_middleware(redirect_front, services=services, metrics=counters)
-    # Outermost, so that it sees the front's redirects too.
-    app.add_middleware(cache_controlled, policy=cache or CachePolicy.from_settings(settings))
+    app.add_middleware(
+        redirect_front, services=services, metrics=counters, cache_control=policy.header(302)
+    )
     app.router.routes[:0] = resolve.FIRST_ROUTES
     return app
 

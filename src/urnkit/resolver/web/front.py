@@ -17,7 +17,9 @@ FOUND = "urnkit.resolution"
 CEILING_PATH = "/-/redirect"  # the cheapest redirect the server gives (benchmarks' ceiling)
 
 
-def redirect_front(app: ASGIApp, services: Services, metrics: Metrics) -> ASGIApp:
+def redirect_front(
+    app: ASGIApp, services: Services, metrics: Metrics, cache_control: bytes
+) -> ASGIApp:
     """``app``, with resolution's commonest answer given before routing and the framework's
     layers run: the redirect of ``GET`` or ``HEAD /{urn}`` without a query, for a client
     that does not prefer JSON. Whatever else the lookup gives (a surrogate, gone, an error)
@@ -25,19 +27,16 @@ def redirect_front(app: ASGIApp, services: Services, metrics: Metrics) -> ASGIAp
     exception handlers. ``GET /-/redirect``, the ceiling of ``benchmarks/resolve_bench.py``,
     is answered here too, so that the ratio of the two measures what resolving costs. In
     process (50,000 URNs) a redirect took 36 µs through the route and takes 18 here, the
-    ceiling 14 and 4."""
+    ceiling 14 and 4. Its redirects carry ``cache_control``; a request with credentials goes
+    the long way, to be answered ``no-store`` (web/caching.py)."""
 
     async def front(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
             path: str = scope["path"]
             if path == CEILING_PATH:
-                await redirect(scope, "https://example.org/")(scope, receive, send)
+                await redirect(scope, "https://example.org/", cache_control)(scope, receive, send)
                 return
-            if (
-                path[1:5].lower() == "urn:"
-                and not scope["query_string"]
-                and not prefers_json(scope)
-            ):
+            if path[1:5].lower() == "urn:" and not scope["query_string"] and _plain(scope):
                 try:
                     found = await services.resolution.resolve_async(raw_urn(scope, "/"))
                 except Exception as error:  # the route raises it again, to be answered
@@ -48,7 +47,11 @@ def redirect_front(app: ASGIApp, services: Services, metrics: Metrics) -> ASGIAp
                     else:
                         metrics.resolved("redirect")
                         response = redirect(
-                            scope, found.target or "", found.alternates, found.predecessors
+                            scope,
+                            found.target or "",
+                            cache_control,
+                            found.alternates,
+                            found.predecessors,
                         )
                         await response(scope, receive, send)
                         return
@@ -60,18 +63,24 @@ def redirect_front(app: ASGIApp, services: Services, metrics: Metrics) -> ASGIAp
 def redirect(
     scope: Scope,
     target: str,
+    cache_control: bytes,
     alternates: Sequence[str] = (),
     predecessors: Sequence[str] = (),
 ) -> Response:
-    """A 302 to ``target`` (RFC 8458 §4.4: never permanent); with ``alternates`` (a record
-    of ours, not one forwarded) a ``Link`` header names them and the ``predecessors``. The
-    headers are appended as they are sent: a headers= dict costs 6 µs more (Starlette
-    encodes and inspects each entry)."""
+    """A 302 to ``target`` (RFC 8458 §4.4: never permanent) that caches may keep as
+    ``cache_control`` says, varying by ``Accept`` (a client preferring JSON gets the record);
+    with ``alternates`` (a record of ours, not one forwarded) a ``Link`` header names them and
+    the ``predecessors``. The headers are appended as they are sent: a headers= dict costs 6 µs
+    more (Starlette encodes and inspects each entry)."""
     response = Response(status_code=302)
-    response.raw_headers.append((b"location", uri_reference(target).encode("ascii")))
+    response.raw_headers += [
+        (b"location", uri_reference(target).encode("ascii")),
+        (b"cache-control", cache_control),
+        (b"vary", b"Accept"),
+    ]
     if alternates:
         links = resolution_links(scope, alternates, (), predecessors)
-        response.raw_headers += [(b"link", links.encode("ascii")), (b"vary", b"Accept")]
+        response.raw_headers.append((b"link", links.encode("ascii")))
     return response
 
 
@@ -92,14 +101,28 @@ def resolution_links(
     return link_header(links)
 
 
+def _plain(scope: Scope) -> bool:
+    """Whether the request may have the front's redirect: it sends no credentials and does not
+    prefer JSON (see :func:`prefers_json`); one pass over the headers."""
+    for name, value in scope["headers"]:
+        if name == b"authorization" or (name == b"accept" and _json_first(value)):
+            return False
+    return True
+
+
 def prefers_json(scope: Scope) -> bool:
     """Whether the ``Accept`` header prefers the record as JSON to the default answer (a
-    redirect, or a page), which stands for ``text/html``. Headers without "json" are not
-    parsed: the redirect's path."""
+    redirect, or a page), which stands for ``text/html``."""
     for name, value in scope["headers"]:
         if name == b"accept":
-            if b"json" not in value:
-                return False
-            accept = accept_header(value.decode("latin-1"))
-            return negotiate(accept, ("text/html", "application/json")) == "application/json"
+            return _json_first(value)
     return False
+
+
+def _json_first(accept: bytes) -> bool:
+    """Whether an ``Accept`` value prefers ``application/json`` to ``text/html``; one without
+    "json" is not parsed: the redirect's path."""
+    if b"json" not in accept:
+        return False
+    parsed = accept_header(accept.decode("latin-1"))
+    return negotiate(parsed, ("text/html", "application/json")) == "application/json"

@@ -101,6 +101,7 @@ async def resolve_request(request: Request) -> Response:
         return redirect(
             request.scope,
             resolution.target or "",
+            request.app.state.cache.header(302),
             resolution.alternates,
             resolution.predecessors,
         )
