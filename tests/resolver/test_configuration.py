@@ -55,6 +55,8 @@ def test_the_file_sets_every_key(tmp_path: Path) -> None:
             lines.append('server = "granian"')
         elif field.name == "dns_nameserver":
             lines.append('dns_nameserver = "127.0.0.1:5353"')
+        elif field.name == "trusted_proxies":
+            lines.append('trusted_proxies = "10.0.0.0/8, ::1"')
         else:
             lines.append(f'{field.name} = "{value}x"')
     path = tmp_path / "urnkit.toml"
@@ -96,6 +98,7 @@ def test_config_names_a_file_elsewhere(tmp_path: Path) -> None:
         ("access_log = 1\n", "access_log must be true or false, not 1"),
         ("host = 127\n", "host must be text, not 127"),
         ('server = "gunicorn"\n', "server must be one of uvicorn, granian, not 'gunicorn'"),
+        ('trusted_proxies = "proxy.local"\n', "'proxy.local' is not an IP address or network"),
         ("port = \n", "not TOML: Invalid value (at line 1, column 8)"),
     ],
 )

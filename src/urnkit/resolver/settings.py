@@ -55,6 +55,9 @@ class Settings:
     oai_admin_email: str = "urnkit@localhost"  # OAI-PMH Identify's adminEmail
     # One JSON line per HTTP request on standard error (web/access_log.py); 0 turns it off.
     access_log: bool = True
+    # Addresses and networks whose Forwarded / X-Forwarded-* headers are believed
+    # (web/proxies.py), comma-separated; none by default.
+    trusted_proxies: str = ""
     # Seconds a cache may keep resolution's answers, by outcome (web/caching.py).
     cache_redirect: int = 300
     cache_record: int = 300
@@ -87,6 +90,9 @@ class Settings:
             raise ValueError(f"server must be one of {', '.join(SERVERS)}, not {self.server!r}")
         if self.dns_nameserver:
             parse_nameserver(self.dns_nameserver)  # a ValueError saying what is wrong
+        from urnkit.resolver.web.proxies import trusted_networks
+
+        trusted_networks(self.trusted_proxies)  # a ValueError naming the entry
         return self
 
     def environment(self) -> dict[str, str]:

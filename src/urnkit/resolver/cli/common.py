@@ -41,10 +41,10 @@ def settings_for(args: argparse.Namespace) -> Settings:
     base = Settings.from_environment(config=getattr(args, "config", None))
     flags = {
         name: getattr(args, name)
-        for name in ("database_url", "host", "port", "workers", "server")
+        for name in ("database_url", "host", "port", "workers", "server", "trusted_proxies")
         if getattr(args, name, None) is not None
     }
-    return dataclasses.replace(base, **flags)
+    return dataclasses.replace(base, **flags).checked()
 
 
 def services_for(args: argparse.Namespace, *, upgrade: bool = False) -> Services:

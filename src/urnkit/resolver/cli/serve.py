@@ -71,6 +71,7 @@ def _serve(args: argparse.Namespace) -> int:
             port=settings.port,
             workers=settings.workers,
             log_level="warning",
+            proxy_headers=False,  # the trusted proxies' headers are the application's
         )
     else:
         from granian.constants import Interfaces
@@ -100,4 +101,10 @@ def add_commands(commands: Commands) -> None:
     )
     serve.add_argument(
         "--server", choices=("uvicorn", "granian"), help="ASGI server (default uvicorn)"
+    )
+    serve.add_argument(
+        "--trusted-proxies",
+        metavar="ADDRESSES",
+        help="addresses and networks whose Forwarded and X-Forwarded-* headers are believed, "
+        "comma-separated (default: none)",
     )
