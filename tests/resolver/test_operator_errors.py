@@ -31,6 +31,8 @@ BAD_DATABASES = {
 COMMANDS = {
     "db upgrade": ["db", "upgrade"],
     "db check": ["db", "check"],
+    "db backup": ["db", "backup", "{tmp}/copy.db"],
+    "db restore": ["db", "restore", "{tmp}/copy.db"],
     "admin create-org": ["admin", "create-org", "Library"],
     "admin delegate": ["admin", "delegate", "Library", "fi:lib"],
     "admin create-token": ["admin", "create-token", "Library"],

@@ -1,9 +1,11 @@
 """``urnkit db upgrade``: the resolver's database schema, by its Alembic migrations;
-``urnkit db check``: stored records that break a rule made after they were stored."""
+``urnkit db check``: stored records that break a rule made after they were stored;
+``urnkit db backup`` and ``restore``: a SQLite database copied through the online backup API."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from urnkit.commandline import EXIT_INVALID, EXIT_OK, Commands, Help, group
 from urnkit.resolver.cli.common import REFUSED, add, database_flag, services_for, settings_for
@@ -46,9 +48,47 @@ def _check(args: argparse.Namespace) -> int:
     return EXIT_INVALID if found else EXIT_OK
 
 
+_BACKUP = Help(
+    "Copy the SQLite database to FILE, safely while servers run; then check the copy.",
+    "Through SQLite's online backup API: one consistent snapshot, whatever is being written.\n"
+    "The copy is written beside FILE, reopened and checked (integrity, urnkit schema) and only\n"
+    "then renamed to FILE. For PostgreSQL use pg_dump (docs/deploy.md).",
+    REFUSED,
+)
+_RESTORE = Help(
+    "Replace the SQLite database with the checked copy FILE (stop the servers first).",
+    "FILE is checked as a backup is (integrity, urnkit schema), then copied into the database\n"
+    "through the backup API; a database that holds records is replaced only with --force.\n"
+    "Run 'urnkit db upgrade' afterwards if FILE was made by an older release.",
+    REFUSED,
+)
+
+
+def _backup(args: argparse.Namespace) -> int:
+    from urnkit.resolver.store import Store
+    from urnkit.resolver.store.backup import backup
+
+    copy = backup(Store(settings_for(args).database_url), Path(args.file), force=args.force)
+    print(f"backed up {copy.records} records to {copy.path} ({copy.size} bytes, checked)")
+    return EXIT_OK
+
+
+def _restore(args: argparse.Namespace) -> int:
+    from urnkit.resolver.store import Store
+    from urnkit.resolver.store.backup import restore
+
+    copy = restore(Store(settings_for(args).database_url), Path(args.file), force=args.force)
+    print(f"restored {copy.records} records from {args.file} into {copy.path}")
+    return EXIT_OK
+
+
 def add_commands(commands: Commands) -> None:
-    """Add ``db`` and its commands, ``upgrade`` and ``check``."""
-    db = group(commands, "db", "The resolver's database schema (Alembic migrations).")
+    """Add ``db`` and its commands: ``upgrade``, ``check``, ``backup``, ``restore``."""
+    db = group(commands, "db", "The resolver's database: schema, checks, backups.")
     upgrade = add(db, "upgrade", _upgrade, _UPGRADE)
     check = add(db, "check", _check, _CHECK)
-    database_flag(upgrade, check)
+    copies = add(db, "backup", _backup, _BACKUP), add(db, "restore", _restore, _RESTORE)
+    database_flag(upgrade, check, *copies)
+    for parser, verb in zip(copies, ("write the copy to", "restore from"), strict=True):
+        parser.add_argument("file", metavar="FILE", help=f"the file to {verb}")
+        parser.add_argument("--force", action="store_true", help="replace what is there")
