@@ -19,6 +19,7 @@ from urnkit.resolver.domain import (
     MAX_URN_LENGTH,
     UnacceptableError,
     UnacceptableInputError,
+    acceptable,
     check_json,
     check_record,
     check_urn_length,
@@ -124,7 +125,9 @@ def jsonb_like(value: Any) -> Any:
 
 def _decimal_text(text: str) -> Any:
     rendered = format(Decimal(text), "f")
-    return json.loads(rendered)
+    number = json.loads(rendered)
+    # PostgreSQL 15: SELECT '-0.0'::jsonb gives 0.0, without the sign.
+    return abs(number) if number == 0 else number
 
 
 json_values = st.recursive(
@@ -171,3 +174,29 @@ def test_refused_exactly_when_not_storable(value: Any) -> None:
         text = json.dumps(value, ensure_ascii=False).encode("utf-8")
         assert json.dumps(json.loads(text), sort_keys=True) == json.dumps(value, sort_keys=True)
         assert json.dumps(jsonb_like(value), sort_keys=True) == json.dumps(value, sort_keys=True)
+
+
+def deep(levels: int, leaf: Any) -> Any:
+    """``leaf`` inside ``levels`` lists."""
+    for _ in range(levels):
+        leaf = [leaf]
+    return leaf
+
+
+@given(
+    json_values,
+    st.sampled_from(["metadata", "other"]),
+    st.integers(min_value=MAX_DEPTH - 3, max_value=MAX_DEPTH + 1),
+)
+def test_the_quick_answer_is_the_walks(value: Any, name: str, levels: int) -> None:
+    # acceptable() answers check_json's common case without naming places: it must agree with
+    # violations() on every value, at the depth limit, in metadata (counted on its own) and not.
+    for whole in ({name: value}, {name: deep(levels, value)}, [{"metadata": value}, value]):
+        assert acceptable(whole) == (not list(violations(whole)))
+
+
+def test_the_quick_answer_sees_the_size_limit() -> None:
+    big = {"t": "x" * MAX_METADATA_BYTES}
+    assert not acceptable({"metadata": big})
+    assert acceptable({"other": big})
+    assert acceptable({"metadata": big}) == (not list(violations({"metadata": big})))
