@@ -17,12 +17,28 @@ from store_support import add_organisation, sample_record
 from urnkit.resolver.domain import Location
 from urnkit.resolver.store import Store, metadata
 
+# The title search's index (migration title_search), which SQLAlchemy's metadata cannot
+# describe: an FTS5 table and its shadow tables on SQLite, an expression index on PostgreSQL.
+# Its own test: test_title_search_uses_its_index (tests/resolver/store/test_title_search.py).
+TITLE_INDEX = {
+    "record_titles",
+    *(f"record_titles_{part}" for part in ("config", "content", "data", "docsize", "idx")),
+    "ix_records_title",
+}
+
+
+def _described(obj: object, name: str | None, kind: str, reflected: bool, compared: object) -> bool:
+    return name not in TITLE_INDEX
+
 
 def _differences(store: Store, target: sa.MetaData) -> list[Any]:
     with store.engine.connect() as connection:
-        context = MigrationContext.configure(
-            connection, opts={"compare_type": True, "compare_server_default": True}
-        )
+        options = {
+            "compare_type": True,
+            "compare_server_default": True,
+            "include_object": _described,
+        }
+        context = MigrationContext.configure(connection, opts=options)
         return list(compare_metadata(context, target))
 
 
@@ -54,7 +70,7 @@ def _schema(store: Store) -> dict[str, Any]:
 def test_migrations_build_the_schema_the_metadata_describes(store: Store) -> None:
     # Tables, columns, types, nullability, indexes, unique constraints and foreign keys.
     assert _differences(store, metadata) == []
-    tables = set(sa.inspect(store.engine).get_table_names())
+    tables = set(sa.inspect(store.engine).get_table_names()) - TITLE_INDEX
     assert tables == set(metadata.tables) | {"alembic_version"}
 
 

@@ -94,6 +94,15 @@ def records_where(
     return [(row.id, _record(row, found[row.id])) for row in rows]
 
 
+def _like_escaped(text: str) -> str:
+    r"""``text`` for a LIKE pattern escaped by backslash: ``\``, ``%`` and ``_`` escaped.
+
+    >>> print(_like_escaped("50% off_\\"))
+    50\% off\_\\
+    """
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 class Records(Queries):
     """The records' queries: ``records``, ``locations``, ``history``, ``idempotency_keys``."""
 
@@ -135,21 +144,48 @@ class Records(Queries):
     ) -> list[tuple[int, Record]]:
         """Up to ``limit`` records with row id above ``after``, under ``prefix`` if given,
         with ``title`` in ``metadata.title`` (case-insensitive; on SQLite for ASCII letters
-        only) and a location at ``url`` if given. The title search reads every record past
-        ``after`` until ``limit`` match: no index serves a substring."""
+        only) and a location at ``url`` if given. A title is looked up in its trigram index
+        (migration title_search) when it has three characters or more."""
         condition = sa.and_(records.c.id > after, listing_condition(prefix, None, None))
-        if title is not None:
-            escaped = title.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            condition = sa.and_(
-                condition,
-                records.c.metadata["title"].as_string().ilike(f"%{escaped}%", escape="\\"),
-            )
         if url is not None:  # locations.url's index (a hash index on PostgreSQL)
             condition = sa.and_(
                 condition,
                 records.c.id.in_(sa.select(locations.c.record_id).where(locations.c.url == url)),
             )
+        if title is not None and self.dialect == "sqlite":
+            return self._titled(condition, title, after, limit)
+        if title is not None:
+            escaped = _like_escaped(title)
+            # The expression of the index, 'title' a literal: a bound name would not match it.
+            stored = records.c.metadata.op("->>", return_type=sa.Text())(
+                sa.literal_column("'title'")
+            )
+            condition = sa.and_(condition, stored.ilike(f"%{escaped}%", escape="\\"))
         return records_where(self.connection, condition, records.c.id, limit=limit)
+
+    def _titled(
+        self, condition: sa.ColumnElement[bool], title: str, after: int, limit: int
+    ) -> list[tuple[int, Record]]:
+        """:meth:`page` with a title on SQLite: ids from ``record_titles`` in order, a page at
+        a time, kept where ``condition`` holds. FTS5 uses its index for a LIKE without ESCAPE
+        only, so the pattern escapes only when it must."""
+        special = any(char in title for char in "%_\\")
+        pattern = _like_escaped(title)
+        query = sa.text(
+            "SELECT rowid FROM record_titles WHERE title LIKE :pattern"
+            + (" ESCAPE '\\'" if special else "")
+            + " AND rowid > :after ORDER BY rowid LIMIT :limit"
+        )
+        found: list[tuple[int, Record]] = []
+        while len(found) < limit:
+            arguments = {"pattern": f"%{pattern}%", "after": after, "limit": limit}
+            ids = list(self.connection.scalars(query, arguments))
+            if not ids:
+                break
+            chosen = sa.and_(condition, records.c.id.in_(ids))
+            found += records_where(self.connection, chosen, records.c.id, limit=limit - len(found))
+            after = ids[-1]
+        return found
 
     def by_ids(self, record_ids: Sequence[int]) -> list[tuple[int, Record]]:
         """The records with these row ids, with their locations, by id."""

@@ -1,0 +1,141 @@
+"""Title search by its index (migration title_search) on SQLite (FTS5, trigram) and PostgreSQL
+(pg_trgm): the same records as reading every title would find, in order, a page at a time; the
+index kept by every change; its query served by the index (the query plans)."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from services_support import HERE, set_up
+
+from urnkit.resolver.services import Services
+from urnkit.resolver.store import Store
+
+# ASCII, so that the oracle's case folding is every database's (SQLite folds ASCII only).
+ALPHABET = "abcAB %_\\."
+TITLES = ["Tale of Two", "tALE", "50% off_sale", "back\\slash", "a", "", "Ab_c", "xyz%"]
+
+
+def _found(services: Services, title: str, limit: int = 3) -> list[str]:
+    """Every URN the search gives, page after page of ``limit``."""
+    urns: list[str] = []
+    cursor: int | None = 0
+    while cursor is not None:
+        page, cursor = services.records.records(None, cursor, limit, title=title)
+        urns += [record.urn for record in page]
+    return urns
+
+
+def _stored(services: Services, titles: list[object]) -> list[str]:
+    who = set_up(services)
+    urns = []
+    for n, title in enumerate(titles, 1):
+        urn = f"urn:nbn:fi:demo-{n}"
+        services.records.put(who.demo, urn, HERE, {"title": title})
+        urns.append(urn)
+    return urns
+
+
+def test_the_index_finds_what_reading_every_title_finds(services: Services) -> None:
+    titles: list[object] = [*TITLES, 2026, None]
+    urns = _stored(services, titles)
+    for needle in ["tale", "TALE", "%", "_", "\\", "a", "ab_", "0% o", "202", "zzz", "."]:
+        expected = [
+            urn
+            for urn, title in zip(urns, titles, strict=True)
+            if title is not None and needle.lower() in str(title).lower()
+        ]
+        assert _found(services, needle) == expected, needle
+
+
+def test_a_changed_title_is_found_by_its_new_words_only(services: Services) -> None:
+    who = set_up(services)
+    services.records.put(who.demo, "urn:nbn:fi:demo-1", HERE, {"title": "Old words"})
+    services.records.patch(who.demo, "urn:nbn:fi:demo-1", {"metadata": {"title": "New words"}})
+    assert _found(services, "old") == []
+    assert _found(services, "new w") == ["urn:nbn:fi:demo-1"]
+    services.records.patch(who.demo, "urn:nbn:fi:demo-1", {"metadata": {"title": None}})
+    assert _found(services, "words") == []
+
+
+def test_imported_records_are_found(services: Services) -> None:
+    set_up(services)
+    rows = [
+        {"urn": f"urn:nbn:fi:demo-{n}", "metadata": {"title": f"Thesis {n}"}} for n in range(30)
+    ]
+    services.transfer.import_records(rows, batch_size=7)
+    assert _found(services, "thesis 2") == ["urn:nbn:fi:demo-2"] + [
+        f"urn:nbn:fi:demo-{n}" for n in range(20, 30)
+    ]
+
+
+class Catalogue:
+    """The records a property test stored so far, across its examples, and their titles."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.who = set_up(services)
+        self.titles: dict[str, str] = {}
+
+    def add(self, title: str) -> None:
+        urn = f"urn:nbn:fi:demo-{len(self.titles) + 1}"
+        self.services.records.put(self.who.demo, urn, HERE, {"title": title})
+        self.titles[urn] = title
+
+
+@pytest.fixture
+def catalogue(services: Services) -> Catalogue:
+    return Catalogue(services)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    titles=st.lists(st.text(ALPHABET, max_size=8), max_size=4),
+    needle=st.text(ALPHABET, min_size=1, max_size=4),
+)
+def test_any_title_and_part(catalogue: Catalogue, titles: list[str], needle: str) -> None:
+    # An input boundary: LIKE's own characters, short and long parts, on either database;
+    # the records of every example so far are searched (one database per test).
+    for title in titles:
+        catalogue.add(title)
+    expected = [urn for urn, title in catalogue.titles.items() if needle.lower() in title.lower()]
+    assert _found(catalogue.services, needle) == expected
+
+
+def test_records_stored_before_the_index_are_found(empty_store: Store) -> None:
+    # The migration fills the index from the records stored so far.
+    empty_store.upgrade("successions")
+    services = Services(empty_store)
+    services.admin.create_organisation("Library")
+    services.admin.delegate("Library", "fi:lib")
+    principal = services.access.authenticate(services.admin.create_token("Library"))
+    services.records.put(principal, "urn:nbn:fi:lib-1", HERE, {"title": "Before the index"})
+    empty_store.upgrade()
+    assert _found(services, "before") == ["urn:nbn:fi:lib-1"]
+
+
+def test_the_title_query_is_served_by_its_index(services: Services) -> None:
+    _stored(services, TITLES)
+    store = services.store
+    with store.snapshot() as tx:
+        connection = tx.connection
+        if store.engine.dialect.name == "sqlite":
+            plan = connection.exec_driver_sql(
+                "EXPLAIN QUERY PLAN SELECT rowid FROM record_titles WHERE title LIKE '%tale%'"
+                " AND rowid > 0 ORDER BY rowid LIMIT 20"
+            ).all()
+            # FTS5's trigram index answers the LIKE ("L0"), in rowid order (">").
+            assert "VIRTUAL TABLE INDEX" in plan[0][3]
+            assert "L0" in plan[0][3]
+        else:
+            connection.exec_driver_sql("SET LOCAL enable_seqscan = off")
+            plan = connection.execute(
+                sa.text(
+                    "EXPLAIN SELECT id FROM records WHERE (metadata ->> 'title') ILIKE '%tale%'"
+                )
+            ).scalars()
+            assert any("ix_records_title" in line for line in plan)
