@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from resolver_support import Server, fresh_database, set_up_resolver
+from starlette.types import Scope
 
 from urnkit.resolver.web.proxies import (
     forwarded_elements,
@@ -26,7 +27,7 @@ from urnkit.resolver.web.proxies import (
 NETWORKS = trusted_networks("10.0.0.0/8, 2001:db8::/32")
 
 
-def _scope(peer: str, *headers: tuple[str, str]) -> dict[str, object]:
+def _scope(peer: str, *headers: tuple[str, str]) -> Scope:
     return {
         "type": "http",
         "scheme": "http",
@@ -36,10 +37,10 @@ def _scope(peer: str, *headers: tuple[str, str]) -> dict[str, object]:
     }
 
 
-def _seen(scope: dict[str, object]) -> tuple[str, str, str]:
+def _seen(scope: Scope) -> tuple[str, str, str]:
     """The scheme, host and client address a route would see."""
-    host = dict(scope["headers"])[b"host"].decode()  # type: ignore[call-overload]
-    return scope["scheme"], host, scope["client"][0]  # type: ignore[index,return-value]
+    host = dict(scope["headers"])[b"host"].decode()
+    return scope["scheme"], host, scope["client"][0]
 
 
 def test_x_forwarded_headers_from_a_trusted_proxy_are_believed() -> None:
