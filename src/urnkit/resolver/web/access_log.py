@@ -42,9 +42,12 @@ def request_id(headers: Iterable[tuple[bytes, bytes]]) -> bytes:
     b'trace-7'
     >>> len(request_id([(b"x-request-id", b"a\\r\\nb")])), len(request_id([]))
     (32, 32)
+    >>> request_id([(b"x-request-id", b"trace-8 ")])  # some servers leave trailing whitespace
+    b'trace-8'
     """
     for name, value in headers:
         if name == REQUEST_ID:
+            value = value.strip(b" \t")  # RFC 9110 §5.5: whitespace around is no part of it
             if _SANE_ID(value):
                 return value
             break
