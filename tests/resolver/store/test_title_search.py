@@ -67,10 +67,15 @@ def test_imported_records_are_found(services: Services) -> None:
     rows = [
         {"urn": f"urn:nbn:fi:demo-{n}", "metadata": {"title": f"Thesis {n}"}} for n in range(30)
     ]
+    # Text titles are indexed by the import itself, others by the trigger.
+    rows += [{"urn": "urn:nbn:fi:demo-90", "metadata": {"title": 1729}}]
+    rows += [{"urn": "urn:nbn:fi:demo-91", "metadata": {"title": None}}]
     services.transfer.import_records(rows, batch_size=7)
     assert _found(services, "thesis 2") == ["urn:nbn:fi:demo-2"] + [
         f"urn:nbn:fi:demo-{n}" for n in range(20, 30)
     ]
+    assert _found(services, "172") == ["urn:nbn:fi:demo-90"]
+    assert _found(services, "none") == []
 
 
 class Catalogue:

@@ -108,6 +108,9 @@ _SQLITE_LOCATIONS = (
     "INSERT INTO locations (record_id, url, priority, label, media_type, owner_id)"
     " VALUES (?, ?, ?, ?, ?, ?)"
 )
+# A text title, indexed for the title search (migration title_search; other titles are left to
+# its trigger, which extracts them as json_extract gives them).
+_SQLITE_TITLES = "INSERT INTO record_titles (rowid, title) VALUES (?, ?)"
 _SQLITE_HISTORY = (
     "INSERT INTO history (record_id, at, action, actor, record) VALUES (?, ?, ?, ?, ?)"
 )
@@ -271,7 +274,7 @@ class BulkImport(Queries):
         cursor = self.connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         first: int = cursor.execute("SELECT coalesce(max(id), 0) + 1 FROM records").fetchone()[0]
         at, encode = sqlite_time(now()), _COMPACT_JSON.encode
-        rows, placed, logged = [], [], []
+        rows, placed, logged, titled = [], [], [], []
         for record_id, (r, doc) in enumerate(fresh.values(), first):
             owner_id = owner_ids[r.owner]
             rows.append(
@@ -286,6 +289,9 @@ class BulkImport(Queries):
                 for loc in r.locations
             ]
             logged.append((record_id, at, "imported", r.owner, encode(doc)))
+            if isinstance(title := r.metadata.get("title"), str):
+                titled.append((record_id, title))
+        cursor.executemany(_SQLITE_TITLES, titled)  # first: the trigger then leaves them
         cursor.executemany(_SQLITE_RECORDS, rows)
         cursor.executemany(_SQLITE_LOCATIONS, placed)
         cursor.executemany(_SQLITE_HISTORY, logged)

@@ -29,8 +29,11 @@ SQLITE = [
     + _TITLE.format(row="records")
     + " FROM records WHERE "
     + _IS_TEXT.format(row="records"),
+    # Unless the writer indexed the title itself, as imports do (BulkImport._import_sqlite):
+    # a row of FTS5 through this trigger cost 22 µs, inserted with the rest 3.
     "CREATE TRIGGER record_titles_insert AFTER INSERT ON records WHEN "
     + _IS_TEXT.format(row="new")
+    + " AND NOT EXISTS (SELECT 1 FROM record_titles WHERE rowid = new.id)"
     + " BEGIN INSERT INTO record_titles (rowid, title) VALUES (new.id, "
     + _TITLE.format(row="new")
     + "); END",
