@@ -23,6 +23,7 @@ from store_support import add_organisation, raw_sql, sample_record
 from urnkit.resolver.store import Store
 
 T = TypeVar("T")
+NOW = {"the record": "as it is now"}  # what Records.history gives for the newest entry
 THREADS = 6
 DB_SETTINGS = settings(
     max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -59,14 +60,15 @@ def _in_threads(count: int, work: Callable[[int], T]) -> list[T]:
 
 @pytest.fixture
 def filled(store: Store) -> Store:
-    """The store with one record, its location and two history rows."""
+    """The store with one record, its location and two history rows: "created", given its
+    document when the record changed, and "patched", the newest, without one."""
     with store.transaction() as tx:
         organisation_id = add_organisation(tx)
-        record_id = tx.records.insert(sample_record("urn:nbn:fi:demo-1"), organisation_id)
+        record = sample_record("urn:nbn:fi:demo-1")
+        record_id = tx.records.insert(record, organisation_id)
         assert record_id is not None
-        tx.records.append_history(
-            [(record_id, "created", "test", {}), (record_id, "patched", "test", {})]
-        )
+        tx.records.append_history([(record_id, "created", "test")])
+        tx.records.update(record_id, record, {"as": "created"}, "patched", "test")
     return store
 
 
@@ -79,7 +81,10 @@ def _count(store: Store, table: str) -> int:
 def test_the_database_refuses_to_delete_records(filled: Store, subtests: pytest.Subtests) -> None:
     # RFC 8458 §4.1: "A URN:NBN, once it has been generated from a NBN, MUST NOT be reused", so
     # its record stays; a raw DELETE fails in the database itself.
-    raw_sql(filled, "DELETE FROM locations")  # locations can go: they are replaced on update
+    # Locations can go (they are replaced on update), once the newest history entry holds the
+    # record as it was (migration current_history).
+    raw_sql(filled, "UPDATE history SET record = '{}' WHERE record IS NULL")
+    raw_sql(filled, "DELETE FROM locations")
     for statement in (
         "DELETE FROM records",
         "DELETE FROM records WHERE equivalence_key = 'urn:nbn:fi:demo-1'",
@@ -101,11 +106,21 @@ def test_the_database_refuses_to_change_history(filled: Store, subtests: pytest.
     with filled.snapshot() as tx:
         record_id = tx.records.id("urn:nbn:fi:demo-1")
         assert record_id is not None
-        before = tx.records.history(record_id)
-    assert [entry.action for entry in before] == ["created", "patched"]
+        before = tx.records.history(record_id, NOW)
+    assert [(entry.action, entry.record) for entry in before] == [
+        ("created", {"as": "created"}),
+        ("patched", NOW),
+    ]
     for statement in (
         "UPDATE history SET action = 'rewritten'",
         "UPDATE history SET record_id = record_id",
+        # A document is written once, where there was none, and nothing else with it.
+        """UPDATE history SET record = '{"as": "rewritten"}' WHERE action = 'created'""",
+        "UPDATE history SET record = NULL WHERE action = 'created'",
+        "UPDATE history SET record = '{}', actor = 'someone' WHERE record IS NULL",
+        "UPDATE history SET record = '{}', at = at + 1 WHERE record IS NULL"
+        if filled.engine.dialect.name == "sqlite"
+        else "UPDATE history SET record = '{}', at = at + interval '1 s' WHERE record IS NULL",
         "DELETE FROM history",
         "DELETE FROM history WHERE action = 'patched'",
         # PostgreSQL's TRUNCATE skips row triggers; a statement trigger refuses it.
@@ -115,7 +130,38 @@ def test_the_database_refuses_to_change_history(filled: Store, subtests: pytest.
             with pytest.raises(sa.exc.DBAPIError, match="append-only"):
                 raw_sql(filled, statement)
             with filled.snapshot() as tx:
-                assert tx.records.history(record_id) == before
+                assert tx.records.history(record_id, NOW) == before
+
+
+def test_a_record_changes_only_after_its_history(filled: Store, subtests: pytest.Subtests) -> None:
+    # Migration current_history: the newest entry stands for the record as it is, so the record
+    # cannot change before that entry holds the record as it was; and only one entry is "now".
+    with filled.snapshot() as tx:
+        record_id = tx.records.id("urn:nbn:fi:demo-1")
+        assert record_id is not None
+        record = tx.records.get("urn:nbn:fi:demo-1")
+    for statement in (
+        "UPDATE records SET note = 'changed'",
+        "UPDATE records SET metadata = '{}'",
+        "UPDATE records SET updated = created",
+        "DELETE FROM locations",
+        "UPDATE locations SET url = 'https://example.org/elsewhere'",
+        f"INSERT INTO locations (record_id, url, priority, owner_id) "
+        f"SELECT {record_id}, 'https://example.org/more', 2, owner_id FROM records",
+    ):
+        with subtests.test(statement=statement):
+            with pytest.raises(sa.exc.DBAPIError, match="before the record changes"):
+                raw_sql(filled, statement)
+            with filled.snapshot() as tx:
+                assert tx.records.get("urn:nbn:fi:demo-1") == record
+    with (
+        subtests.test("a second entry without a document"),
+        pytest.raises(sa.exc.DBAPIError, match="one history entry without a document"),
+        filled.transaction() as tx,
+    ):
+        tx.records.append_history([(record_id, "created", "test")])
+    with subtests.test("what is not in a history document changes freely: targets"):
+        raw_sql(filled, "UPDATE records SET targets = NULL")
 
 
 def test_the_equivalence_key_is_unique(filled: Store) -> None:

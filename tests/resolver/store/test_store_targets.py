@@ -60,23 +60,11 @@ def test_writes_leave_out_links_known_broken(store: Store) -> None:
             {"Library": organisation_id},
         )
         imported = [_with_locations("urn:nbn:fi:demo-3", Location(A), Location(B))]
-        tx.bulk.import_batch(
-            imported,
-            {"Library": organisation_id},
-            [
-                {
-                    "urn": "urn:nbn:fi:demo-3",
-                    "status": "active",
-                    "metadata": {},
-                    "successors": [],
-                    "note": None,
-                    "locations": [{"url": A, "priority": 1}, {"url": B, "priority": 1}],
-                }
-            ],
-        )
+        tx.bulk.import_batch(imported, {"Library": organisation_id})
         record_id = tx.records.id("urn:nbn:fi:demo-1")
         assert record_id is not None
-        tx.records.update(record_id, _with_locations("urn:nbn:fi:demo-1", Location(C), Location(A)))
+        changed = _with_locations("urn:nbn:fi:demo-1", Location(C), Location(A))
+        tx.records.update(record_id, changed, {}, "replaced", "test")
     assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", C, None, "fi:demo")
     assert store.resolution_row("urn:nbn:fi:demo-2") == ("active", C, None, "fi:demo")
     assert store.resolution_row("urn:nbn:fi:demo-3") == ("active", B, None, "fi:demo")

@@ -353,10 +353,7 @@ class Harvester:
             ):
                 if record.locations and record.status == "active":
                     withdrawn = replace(record, locations=(), updated=now())
-                    tx.records.update(record_id, withdrawn)
-                    tx.records.append_history(
-                        [(record_id, "withdrawn", actor, record_json(withdrawn))]
-                    )
+                    tx.records.update(record_id, withdrawn, record_json(record), "withdrawn", actor)
                     report.withdrawn += 1
             return
         if not item.urns:
@@ -421,7 +418,7 @@ class Harvester:
             )
             record_id = tx.records.insert(record, owner_id)
             if record_id is not None:
-                tx.records.append_history([(record_id, "created", actor, record_json(record))])
+                tx.records.append_history([(record_id, "created", actor)])
                 report.created += 1
                 return record_id
             record_id = tx.records.id(key, for_update=True)  # created meanwhile: update it
@@ -439,8 +436,7 @@ class Harvester:
             report.unchanged += 1
             return record_id
         record = replace(record, updated=now())
-        tx.records.update(record_id, record)
-        tx.records.append_history([(record_id, "harvested", actor, record_json(record))])
+        tx.records.update(record_id, record, record_json(current), "harvested", actor)
         report.changed += 1
         return record_id
 

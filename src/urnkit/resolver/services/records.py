@@ -82,9 +82,10 @@ class RecordService:
         key = parse_urn(text).equivalence_key()
         with self.store.snapshot() as tx:
             record_id = tx.records.id(key)
-            if record_id is None:
+            record = tx.records.get(key)
+            if record_id is None or record is None:
                 raise NotFoundError(f"no URN equivalent to {text} is registered here")
-            return tx.records.history(record_id)
+            return tx.records.history(record_id, record_json(record))
 
     def records(
         self,
@@ -153,9 +154,7 @@ class RecordService:
             record = replace(record, locations=found, metadata=dict(metadata))
             record_id = tx.records.insert(record, owner_id)
             if record_id is not None:
-                tx.records.append_history(
-                    [(record_id, "created", _actor(principal), record_json(record))]
-                )
+                tx.records.append_history([(record_id, "created", _actor(principal))])
                 return record, True
             record_id = tx.records.id(key, for_update=True)  # created meanwhile: replace it
             assert record_id is not None
@@ -169,8 +168,7 @@ class RecordService:
         record = replace(
             current, status="active", locations=found, metadata=dict(metadata), updated=moment
         )
-        tx.records.update(record_id, record)
-        tx.records.append_history([(record_id, "replaced", _actor(principal), record_json(record))])
+        tx.records.update(record_id, record, record_json(current), "replaced", _actor(principal))
         return record, False
 
     def patch(self, principal: Principal, text: str, patch: Mapping[str, Any]) -> Record:
@@ -204,10 +202,7 @@ class RecordService:
             if "locations" in patch:
                 found = check_locations(patch["locations"])
             record = replace(current, metadata=metadata, locations=found, updated=now())
-            tx.records.update(record_id, record)
-            tx.records.append_history(
-                [(record_id, "patched", _actor(principal), record_json(record))]
-            )
+            tx.records.update(record_id, record, record_json(current), "patched", _actor(principal))
             return record
 
     def deactivate(
@@ -234,9 +229,8 @@ class RecordService:
                 successors=tuple(successor_urns),
                 updated=now(),
             )
-            tx.records.update(record_id, record)
-            tx.records.append_history(
-                [(record_id, "deactivated", _actor(principal), record_json(record))]
+            tx.records.update(
+                record_id, record, record_json(current), "deactivated", _actor(principal)
             )
             record_successions(tx, [key])
             return record
@@ -274,9 +268,7 @@ class RecordService:
                     record_id = tx.records.insert(record, owner_id)
                     if record_id is not None:  # else taken by hand: draw another
                         made.append(record)
-                        tx.records.append_history(
-                            [(record_id, "reserved", _actor(principal), record_json(record))]
-                        )
+                        tx.records.append_history([(record_id, "reserved", _actor(principal))])
             return made
 
     def batch(
@@ -377,9 +369,7 @@ class RecordService:
         for key in sorted(key for key, (n, _) in fresh.items() if n not in inserted):
             tx.records.id(key, for_update=True)
         actor = _actor(principal)
-        tx.records.append_history(
-            [(ids[r.key], "created", actor, record_json(r)) for r in inserted.values()]
-        )
+        tx.records.append_history([(ids[r.key], "created", actor) for r in inserted.values()])
         results = []
         for number, (text, found, metadata) in enumerate(items):
             if number in inserted:

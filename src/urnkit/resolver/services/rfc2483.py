@@ -35,6 +35,7 @@ from urnkit.resolver.domain import (
     parse_urn,
 )
 from urnkit.resolver.services.records import RecordService
+from urnkit.resolver.services.shapes import record_json
 
 # RFC 2483 §4.1-§4.9, in the order of the IANA table of rfc2141bis §9.2.2.
 REQUESTS = ("I2L", "I2Ls", "I2R", "I2Rs", "I2C", "I2Cs", "I2N", "I2Ns", "I=I")
@@ -235,7 +236,7 @@ class Rfc2483Requests:
                 raise NotFoundError(f"no URN equivalent to {text} is registered here")
             states = tx.links.states(location.url for location in record.locations)
             predecessors = tx.successions.predecessors(key)
-            history = tx.records.history(record_id)
+            history = tx.records.history(record_id, record_json(record))
             changes = [record.updated, tx.successions.predecessors_updated(key)]
         locations = tuple(
             LocationState(loc)  # never checked

@@ -123,7 +123,7 @@ class TransferService:
             if prepared.staged is not None:
                 inserted = tx.bulk.import_staged(prepared.staged)
             else:
-                inserted = tx.bulk.import_batch(prepared.records, owner_ids, prepared.documents)
+                inserted = tx.bulk.import_batch(prepared.records, owner_ids)
             record_successions(tx, prepared.succeeding)
         return inserted
 
@@ -158,13 +158,12 @@ class TransferService:
 class _ImportBatch:
     """A batch of import rows made ready for the database: ``size`` rows, the keys of its
     records that name successors, and either the records staged for PostgreSQL or the records
-    and their documents; the rows refused, with their numbers and reasons."""
+    (other databases); the rows refused, with their numbers and reasons."""
 
     size: int
     succeeding: list[str]
     rejected: list[tuple[int, Mapping[str, Any], ResolverError]]
     records: list[Record] = field(default_factory=list)
-    documents: list[dict[str, Any]] = field(default_factory=list)
     staged: StagedImport | None = None
 
 
@@ -188,12 +187,11 @@ def _import_batch(
             continue
         records.setdefault(record.key, record)
     fresh = list(records.values())
-    documents = [record_json(r) for r in fresh]
     succeeding = [r.key for r in fresh if r.successors]
     if postgresql:  # staged here, outside the transaction: see BulkImport.import_staged
-        staged = stage_import(fresh, owner_ids, documents)
+        staged = stage_import(fresh, owner_ids, [record_json(r) for r in fresh])
         return _ImportBatch(len(batch), succeeding, rejected, staged=staged)
-    return _ImportBatch(len(batch), succeeding, rejected, fresh, documents)
+    return _ImportBatch(len(batch), succeeding, rejected, fresh)
 
 
 _SENDER_FAILED = "the rows failed"  # the sender's word to the child and back

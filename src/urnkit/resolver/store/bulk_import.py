@@ -22,9 +22,10 @@ from urnkit.resolver.store.queries.links import (
 from urnkit.resolver.store.queries.records import Records
 from urnkit.resolver.store.tables import locations, records
 
-# PostgreSQL imports (BulkImport.import_batch): each record's document (its history entry,
-# which holds the record whole) is COPied into a session's temporary table with its key, then
-# one statement inserts the free ones into records, locations (in order) and history.
+# PostgreSQL imports (BulkImport.import_staged): each record's document (the record whole, as
+# the API shows it) is COPied into a session's temporary table with its key, then one statement
+# inserts the free ones into records, locations (in order) and history (an entry without a
+# document: the record as it is; migration current_history).
 _IMPORT_COLUMNS = (
     "seq",
     "equivalence_key",
@@ -62,9 +63,13 @@ WITH inserted AS (
     CROSS JOIN LATERAL jsonb_array_elements(staged.document -> 'locations')
         WITH ORDINALITY AS e(loc, n)
     ORDER BY staged.seq, e.n
+    RETURNING 1
 ), logged AS (
-    INSERT INTO history (record_id, at, action, actor, record)
-    SELECT id, :at, 'imported', actor, document FROM staged ORDER BY seq
+    -- After every location (the count, an InitPlan, runs first): a location of a record whose
+    -- newest history entry has no document is refused (migration current_history).
+    INSERT INTO history (record_id, at, action, actor)
+    SELECT id, :at, 'imported', actor FROM staged WHERE (SELECT count(*) FROM placed) >= 0
+    ORDER BY seq
 )
 SELECT count(*) FROM inserted
 """)
@@ -111,9 +116,7 @@ _SQLITE_LOCATIONS = (
 # A text title, indexed for the title search (migration title_search; other titles are left to
 # its trigger, which extracts them as json_extract gives them).
 _SQLITE_TITLES = "INSERT INTO record_titles (rowid, title) VALUES (?, ?)"
-_SQLITE_HISTORY = (
-    "INSERT INTO history (record_id, at, action, actor, record) VALUES (?, ?, ?, ?, ?)"
-)
+_SQLITE_HISTORY = "INSERT INTO history (record_id, at, action, actor) VALUES (?, ?, ?, ?)"
 
 
 def sqlite_time(moment: datetime) -> str:
@@ -227,55 +230,37 @@ class BulkImport(Queries):
             self.connection.execute(locations.insert(), location_rows)
         return ids
 
-    def import_batch(
-        self,
-        batch: Sequence[Record],
-        owner_ids: Mapping[str, int],
-        documents: Sequence[dict[str, Any]],
-    ) -> int:
+    def import_batch(self, batch: Sequence[Record], owner_ids: Mapping[str, int]) -> int:
         """Insert the records whose keys are free, with their locations and an "imported"
-        history entry each (``documents``: each record as the API shows it, in the order of
-        ``batch``, acted by the owner); how many were inserted. PostgreSQL gets them by COPY
-        into a staging table and one statement that inserts into all three tables; other
-        databases through :meth:`insert_records`."""
+        history entry each, acted by the owner; how many were inserted. PostgreSQL imports
+        what :func:`stage_import` prepared instead (:meth:`import_staged`)."""
         if self.dialect == "sqlite":
-            return self._import_sqlite(batch, owner_ids, documents)
-        if self.dialect != "postgresql":
-            ids = self.insert_records(batch, owner_ids)
-            Records(self.connection, self.dialect).append_history(
-                [
-                    (ids[r.key], "imported", r.owner, doc)
-                    for r, doc in zip(batch, documents, strict=True)
-                    if r.key in ids
-                ]
-            )
-            return len(ids)
-        return self.import_staged(stage_import(batch, owner_ids, documents))
+            return self._import_sqlite(batch, owner_ids)
+        ids = self.insert_records(batch, owner_ids)
+        Records(self.connection, self.dialect).append_history(
+            [(ids[r.key], "imported", r.owner) for r in batch if r.key in ids]
+        )
+        return len(ids)
 
-    def _import_sqlite(
-        self,
-        batch: Sequence[Record],
-        owner_ids: Mapping[str, int],
-        documents: Sequence[dict[str, Any]],
-    ) -> int:
+    def _import_sqlite(self, batch: Sequence[Record], owner_ids: Mapping[str, int]) -> int:
         """:meth:`import_batch` on SQLite: the rows built here and inserted by the driver's
         ``executemany``, the ids given in order after the highest (the transaction holds
         SQLite's write lock). SQLAlchemy's statement and type processing took 35-50 µs a
         row, more than the database's work (benchmarks/storage_bench.py)."""
         present = self.present_keys([r.key for r in batch])
-        fresh: dict[str, tuple[Record, dict[str, Any]]] = {}
-        for r, doc in zip(batch, documents, strict=True):
+        fresh: dict[str, Record] = {}
+        for r in batch:
             if r.key not in present and r.key not in fresh:  # the first of a key wins
-                fresh[r.key] = (r, doc)
+                fresh[r.key] = r
         if not fresh:
             return 0
-        urls = (loc.url for r, _ in fresh.values() for loc in r.locations)
+        urls = (loc.url for r in fresh.values() for loc in r.locations)
         broken = broken_urls(self.connection, urls)
         cursor = self.connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         first: int = cursor.execute("SELECT coalesce(max(id), 0) + 1 FROM records").fetchone()[0]
         at, encode = sqlite_time(now()), _COMPACT_JSON.encode
         rows, placed, logged, titled = [], [], [], []
-        for record_id, (r, doc) in enumerate(fresh.values(), first):
+        for record_id, r in enumerate(fresh.values(), first):
             owner_id = owner_ids[r.owner]
             rows.append(
                 (
@@ -288,7 +273,7 @@ class BulkImport(Queries):
                 (record_id, loc.url, loc.priority, loc.label, loc.media_type, owner_id)
                 for loc in r.locations
             ]
-            logged.append((record_id, at, "imported", r.owner, encode(doc)))
+            logged.append((record_id, at, "imported", r.owner))
             if isinstance(title := r.metadata.get("title"), str):
                 titled.append((record_id, title))
         cursor.executemany(_SQLITE_TITLES, titled)  # first: the trigger then leaves them

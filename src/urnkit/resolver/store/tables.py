@@ -8,7 +8,8 @@ only in a process:
 * a URN's equivalence key is ``UNIQUE`` — two processes cannot register the same URN twice;
 * sequential generation takes numbers with one ``UPDATE … RETURNING`` on the prefix row, which
   the database serializes;
-* records and history rows cannot be deleted, history rows cannot be changed (triggers).
+* records and history rows cannot be deleted, history rows cannot be changed but for the
+  newest entry's document, written once before the record changes (triggers).
 """
 
 from __future__ import annotations
@@ -86,7 +87,9 @@ history = sa.Table(
     sa.Column("at", _TIME, nullable=False),
     sa.Column("action", sa.String(20), nullable=False),
     sa.Column("actor", sa.String(200), nullable=False),
-    sa.Column("record", _JSON, nullable=False),
+    # The record as it was after the change; NULL on the newest entry: the record as it is now
+    # (migration current_history).
+    sa.Column("record", _JSON),
 )
 idempotency_keys = sa.Table(
     "idempotency_keys",

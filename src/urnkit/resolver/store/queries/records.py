@@ -3,7 +3,7 @@ history, and the responses remembered for Idempotency-Keys."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -217,8 +217,18 @@ class Records(Queries):
             self._insert_locations(record_id, record.locations, owner_id)
         return record_id
 
-    def update(self, record_id: int, record: Record) -> None:
-        """Replace a record's status, metadata, successors, note and locations."""
+    def update(
+        self, record_id: int, record: Record, previous: Mapping[str, Any], action: str, actor: str
+    ) -> None:
+        """Replace a record's status, metadata, successors, note and locations, and log the
+        change: the newest history entry is first given ``previous`` (the record as it was, as
+        the API shows it), and a new one, without a document, stands for the record as it is
+        now (migration ``current_history``; :meth:`history`)."""
+        self.connection.execute(
+            sa.update(history)
+            .where(history.c.record_id == record_id, history.c.record.is_(None))
+            .values(record=dict(previous))
+        )
         owner_id = self.connection.scalar(
             sa.select(records.c.owner_id).where(records.c.id == record_id)
         )
@@ -236,6 +246,7 @@ class Records(Queries):
         )
         self.connection.execute(sa.delete(locations).where(locations.c.record_id == record_id))
         self._insert_locations(record_id, record.locations, owner_id)
+        self.append_history([(record_id, action, actor)])
 
     def _targets(self, found: Sequence[Location]) -> str | None:
         return resolution_targets(found, broken_urls(self.connection, (loc.url for loc in found)))
@@ -259,26 +270,31 @@ class Records(Queries):
                 ],
             )
 
-    def append_history(self, rows: Sequence[tuple[int, str, str, dict[str, Any]]]) -> None:
-        """Append (record id, action, actor, record as JSON) entries."""
-        if rows:
+    def append_history(self, rows: Sequence[tuple[int, str, str]]) -> None:
+        """Log (record id, action, actor) for records just inserted, each entry standing for
+        the record as it is now (:meth:`update` logs changes)."""
+        if rows:  # the document left out: NULL (JSON's None would be the text "null")
             at = now()
             self.connection.execute(
                 history.insert(),
                 [
-                    {"record_id": rid, "at": at, "action": action, "actor": actor, "record": doc}
-                    for rid, action, actor, doc in rows
+                    {"record_id": rid, "at": at, "action": action, "actor": actor}
+                    for rid, action, actor in rows
                 ],
             )
 
-    def history(self, record_id: int) -> list[HistoryEntry]:
-        """Every change to a record, oldest first."""
+    def history(self, record_id: int, current: Mapping[str, Any]) -> list[HistoryEntry]:
+        """Every change to a record, oldest first; the newest entry's record is ``current``
+        (the record as the API shows it now) unless the entry was written with a copy."""
         rows = self.connection.execute(
             sa.select(history.c.at, history.c.action, history.c.actor, history.c.record)
             .where(history.c.record_id == record_id)
             .order_by(history.c.id)
         )
-        return [HistoryEntry(utc(r.at), r.action, r.actor, r.record) for r in rows]
+        return [
+            HistoryEntry(utc(r.at), r.action, r.actor, current if r.record is None else r.record)
+            for r in rows
+        ]
 
     def idempotent_response(
         self, organisation_id: int, key: str
