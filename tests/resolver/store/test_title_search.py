@@ -9,16 +9,19 @@ from dataclasses import replace
 
 import pytest
 import sqlalchemy as sa
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from services_support import HERE, set_up
 from store_support import add_organisation, sample_record
 
 from urnkit.resolver.services import Services
 from urnkit.resolver.store import Store
+from urnkit.resolver.store.queries.records import title_condition
+from urnkit.resolver.store.tables import records
 
 # ASCII, so that the oracle's case folding is every database's (SQLite folds ASCII only).
 ALPHABET = "abcAB %_\\."
+WORDY = "aB1 0.-@/:e_"
 TITLES = ["Tale of Two", "tALE", "50% off_sale", "back\\slash", "a", "", "Ab_c", "xyz%"]
 
 
@@ -109,6 +112,34 @@ def catalogue(services: Services) -> Catalogue:
 def test_any_title_and_part(catalogue: Catalogue, titles: list[str], needle: str) -> None:
     # An input boundary: LIKE's own characters, short and long parts, on either database;
     # the records of every example so far are searched (one database per test).
+    _search_every_title(catalogue, titles, needle)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@example(titles=["Ab cd"], start=0, length=4, other="x")  # the last word started: "c"
+@given(
+    titles=st.lists(
+        st.lists(st.text(WORDY, min_size=1, max_size=5), max_size=4).map(" ".join),
+        min_size=1,
+        max_size=4,
+    ),
+    start=st.integers(0, 13),
+    length=st.integers(1, 9),
+    other=st.text(WORDY, min_size=1, max_size=9),
+)
+def test_any_title_and_words(
+    catalogue: Catalogue, titles: list[str], start: int, length: int, other: str
+) -> None:
+    # Parts with whole words (PostgreSQL's word index, migration title_words): words of letters
+    # and digits beside what PostgreSQL's parser reads otherwise (numbers, versions, e-mail
+    # addresses, paths, URLs, hyphenated words); the part cut from a title, or any.
+    needle = titles[0][start : start + length] or other
+    _search_every_title(catalogue, titles, needle)
+
+
+def _search_every_title(catalogue: Catalogue, titles: list[str], needle: str) -> None:
     for title in titles:
         catalogue.add(title)
     expected = [urn for urn, title in catalogue.titles.items() if needle.lower() in title.lower()]
@@ -140,9 +171,16 @@ def test_the_title_query_is_served_by_its_index(services: Services) -> None:
             assert "L0" in step
         else:
             connection.exec_driver_sql("SET LOCAL enable_seqscan = off")
-            lines = connection.execute(
-                sa.text(
-                    "EXPLAIN SELECT id FROM records WHERE (metadata ->> 'title') ILIKE '%tale%'"
-                )
-            ).scalars()
-            assert any("ix_records_title" in line for line in lines)
+            # No whole word: the trigram index (migration title_search).
+            assert "ix_records_title " in _postgresql_plan(connection, "tale")
+            # Whole words: the word index (migration title_words), and not the trigram index.
+            plan = _postgresql_plan(connection, "Tale of Two")
+            assert "ix_records_title_words" in plan
+            assert "ix_records_title " not in plan
+
+
+def _postgresql_plan(connection: sa.Connection, title: str) -> str:
+    """The plan of the store's query for records whose title holds ``title``."""
+    query = sa.select(records.c.id).where(title_condition(title)).order_by(records.c.id).limit(20)
+    sql = query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True})
+    return "\n".join(connection.exec_driver_sql(f"EXPLAIN {sql}").scalars()) + "\n"
