@@ -127,8 +127,8 @@ def sqlite_time(moment: datetime) -> str:
     '2026-01-01 10:00:00.000000'
     """
     if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%d %H:%M:%S.%f")
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return moment.isoformat(" ", "microseconds")  # a third of strftime's time
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,11 +262,14 @@ class BulkImport(Queries):
         rows, placed, logged, titled = [], [], [], []
         for record_id, r in enumerate(fresh.values(), first):
             owner_id = owner_ids[r.owner]
+            created = sqlite_time(r.created)
             rows.append(
                 (
                     *(record_id, r.key, r.urn, r.prefix, r.status, encode(dict(r.metadata))),
-                    *(encode(list(r.successors)), r.note, owner_id, sqlite_time(r.created)),
-                    *(sqlite_time(r.updated), resolution_targets(r.locations, broken)),
+                    *(encode(list(r.successors)) if r.successors else "[]", r.note, owner_id),
+                    created,
+                    created if r.updated == r.created else sqlite_time(r.updated),
+                    resolution_targets(r.locations, broken),
                 )
             )
             placed += [

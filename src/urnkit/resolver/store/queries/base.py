@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -24,22 +25,30 @@ def utc(moment: datetime) -> datetime:
 def one_of(
     column: sa.Column[Any], values: Collection[Any], dialect: str
 ) -> Iterator[sa.ColumnElement[bool]]:
-    """Conditions that together select the rows whose ``column`` is one of ``values``: on
-    PostgreSQL one ``= ANY(array)``, a single parameter (an IN list of 5,000 parameters cost more
-    to build and parse than the import it served); elsewhere IN lists of 1,000, which every
-    driver accepts.
+    """The condition that selects the rows whose ``column`` is one of ``values`` (texts or
+    integers), none for no values, with a single parameter: on PostgreSQL ``= ANY(array)``,
+    on SQLite ``IN`` the elements of a JSON array (``json_each``), probing ``column``'s index
+    with each. An IN list of 1,000 parameters cost more to build and parse than the import it
+    served (5 µs a row on SQLite, 10 on PostgreSQL).
 
     >>> from urnkit.resolver.store.tables import records
     >>> [str(c) for c in one_of(records.c.id, [1, 2, 3], "sqlite")]
-    ['records.id IN (__[POSTCOMPILE_id_1])']
+    ['records.id IN (SELECT value FROM json_each(:elements_1))']
+    >>> list(one_of(records.c.id, [], "sqlite"))
+    []
     """
     items = list(values)
-    if dialect == "postgresql":
-        if items:
-            yield column == sa.any_(sa.bindparam(None, items, type_=postgresql.ARRAY(column.type)))
+    if not items:
         return
-    for start in range(0, len(items), 1_000):
-        yield column.in_(items[start : start + 1_000])
+    if dialect == "postgresql":
+        yield column == sa.any_(sa.bindparam(None, items, type_=postgresql.ARRAY(column.type)))
+        return
+    elements = sa.bindparam("elements", json.dumps(items), sa.Text(), unique=True)
+    yield column.in_(_ELEMENTS.bindparams(elements))
+
+
+# Written out: SQLAlchemy's table-valued json_each took 3 ms to build, a fresh alias each time.
+_ELEMENTS = sa.text("SELECT value FROM json_each(:elements)").columns(sa.column("value"))
 
 
 class Queries:
