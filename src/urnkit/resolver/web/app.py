@@ -40,6 +40,7 @@ from urnkit.resolver.web.routes import (
     forwarding,
     harvest,
     health,
+    legacy,
     links,
     metrics,
     oai,
@@ -145,7 +146,7 @@ def create_app(
     app.add_middleware(
         redirect_front, services=services, metrics=counters, cache_control=policy.header(302)
     )
-    app.router.routes[:0] = resolve.FIRST_ROUTES
+    app.router.routes[:0] = (*resolve.FIRST_ROUTES, *legacy.ROUTES)
     return app
 
 

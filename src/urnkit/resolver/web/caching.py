@@ -42,7 +42,9 @@ class CachePolicy:
     redirect: int = 300  # 302 to a location or another resolver; RFC 2483's I2L and I2R
     record: int = 300  # 200: a record's page or JSON, RFC 2483's other answers; their 304s
     not_found: int = 60  # 404 (and 406, which depends on the locations there are)
-    invalid: int = 86_400  # 400: not a URN, or not one this resolver takes
+    # 400 (not a URN, or not one this resolver takes) and 301 (a legacy URL to /{urn}):
+    # answers that depend on the URL alone
+    invalid: int = 86_400
     gone: int = 86_400  # 410: deactivated, for good
 
     @classmethod
@@ -69,6 +71,7 @@ class CachePolicy:
         """
         seconds = {
             200: self.record,
+            301: self.invalid,
             302: self.redirect,
             304: self.record,
             400: self.invalid,
