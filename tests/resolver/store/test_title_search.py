@@ -16,6 +16,7 @@ from store_support import add_organisation, sample_record
 
 from urnkit.resolver.services import Services
 from urnkit.resolver.store import Store
+from urnkit.resolver.store.queries import records as records_queries
 from urnkit.resolver.store.queries.records import title_condition
 from urnkit.resolver.store.tables import records
 
@@ -115,6 +116,25 @@ def test_any_title_and_part(catalogue: Catalogue, titles: list[str], needle: str
     _search_every_title(catalogue, titles, needle)
 
 
+@pytest.mark.parametrize("probe", [1, 2, 5])
+def test_the_index_finds_what_the_first_records_do_not(
+    services: Services, monkeypatch: pytest.MonkeyPatch, probe: int
+) -> None:
+    # PostgreSQL reads TITLE_PROBE records by id, then asks the title's index for the rest of
+    # the page: the same records, in order, page after page, wherever the probe ends.
+    monkeypatch.setattr(records_queries, "TITLE_PROBE", probe)
+    titles: list[object] = [*TITLES, *TITLES]
+    urns = _stored(services, titles)
+    for needle in ["tale", "Tale of", "of Two", "a", "50% off", "zzz"]:
+        expected = [
+            urn
+            for urn, title in zip(urns, titles, strict=True)
+            if needle.lower() in str(title).lower()
+        ]
+        for limit in (1, 2, 3, 20):
+            assert _found(services, needle, limit) == expected, (needle, limit)
+
+
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -181,6 +201,8 @@ def test_the_title_query_is_served_by_its_index(services: Services) -> None:
 
 def _postgresql_plan(connection: sa.Connection, title: str) -> str:
     """The plan of the store's query for records whose title holds ``title``."""
-    query = sa.select(records.c.id).where(title_condition(title)).order_by(records.c.id).limit(20)
+    # As Records.page asks the index, past the records it reads first.
+    query = sa.select(records.c.id).where(title_condition(title)).order_by(records.c.id + 0)
+    query = query.limit(20)
     sql = query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True})
     return "\n".join(connection.exec_driver_sql(f"EXPLAIN {sql}").scalars()) + "\n"

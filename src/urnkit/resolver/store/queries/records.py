@@ -125,6 +125,7 @@ def _plain(word: str) -> bool:
 
 
 MAX_INDEXED_WORD = 100  # to_tsvector leaves out words over 2,047 bytes
+TITLE_PROBE = 2_000  # records read in id order before a title search asks its index
 
 
 def title_condition(title: str) -> sa.ColumnElement[bool]:
@@ -201,8 +202,33 @@ class Records(Queries):
         if title is not None and self.dialect == "sqlite":
             return self._titled(condition, title, after, limit)
         if title is not None:
-            condition = sa.and_(condition, title_condition(title))
+            return self._titled_postgresql(sa.and_(condition, title_condition(title)), after, limit)
         return records_where(self.connection, condition, records.c.id, limit=limit)
+
+    def _titled_postgresql(
+        self, condition: sa.ColumnElement[bool], after: int, limit: int
+    ) -> list[tuple[int, Record]]:
+        """:meth:`page` with a title on PostgreSQL, in two steps whatever the planner guesses.
+        The next :data:`TITLE_PROBE` records by id are read first: a title many records hold
+        fills the page there. Then, if the page is not full, the title's index finds the rest
+        (ordered by an expression, ``id + 0``, so that the planner cannot walk the primary key
+        instead: it guesses a rare title's words common, and at ten million records read two
+        thirds of them, 660 ms, to find one)."""
+        bound = self.connection.scalar(
+            sa.select(records.c.id)
+            .where(records.c.id > after)
+            .order_by(records.c.id)
+            .offset(TITLE_PROBE - 1)
+            .limit(1)
+        )
+        near = condition if bound is None else sa.and_(condition, records.c.id <= bound)
+        found = records_where(self.connection, near, records.c.id, limit=limit)
+        if bound is None or len(found) == limit:
+            return found
+        rest = sa.and_(condition, records.c.id > bound)
+        return found + records_where(
+            self.connection, rest, records.c.id + 0, limit=limit - len(found)
+        )
 
     def _titled(
         self, condition: sa.ColumnElement[bool], title: str, after: int, limit: int
