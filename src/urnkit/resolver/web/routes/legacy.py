@@ -1,6 +1,6 @@
 """Legacy and mistaken resolver URLs, each answered ``301 Moved Permanently`` to the one
 canonical form, ``/{urn}``, so that links already printed keep working and clients learn that
-form (docs/resolver.md, "Stable URLs"):
+form (docs/resolution.md, "Stable URLs"):
 
 * ``/resolve?urn={urn}``, ``/resolver?urn={urn}``, ``/?identifier={urn}`` (either name on
   any of the three paths: resolvers have used both);
@@ -50,8 +50,8 @@ def canonical_target(path: str, query: str) -> str | None:
     for prefix in _PATH_PREFIXES:
         if path[: len(prefix)].lower() == prefix:
             urn = decoded_if_whole(path[len(prefix) :])
-    if urn is None and nested and _is_urn(decoded_if_whole(path[1:])):
-        urn = decoded_if_whole(path[1:])
+    if urn is None and nested and _is_urn(inner := decoded_if_whole(path[1:])):
+        urn = inner
     if urn is not None:
         if not _is_urn(urn):
             return None
