@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from oai_support import Upstream
 from resolver_support import (
     DATABASES,
     Resolver,
@@ -131,3 +132,10 @@ def who(services: Services) -> Principals:
     """The current schema, two organisations with sibling prefixes, and their tokens'
     principals (:func:`services_support.set_up`)."""
     return set_up(services)
+
+
+@pytest.fixture
+def upstream() -> Iterator[Upstream]:
+    """A repository paging its lists by 2 records."""
+    with Upstream(batch_size=2) as repository:
+        yield repository

@@ -142,7 +142,7 @@ NAMES = st.sampled_from(
     ["verb", "metadataPrefix", "identifier", "from", "until", "set", "resumptionToken", "x"]
 )
 VALUES = st.one_of(
-    st.sampled_from([*VERBS, "oai_dc", "fi:lib", "urn:nbn:fi:lib-1", "2026-01-01"]),
+    st.sampled_from([*VERBS, "oai_dc", "epicur", "fi:lib", "urn:nbn:fi:lib-1", "2026-01-01"]),
     SECONDS.map(datestamp),
     st.text(max_size=30),
 )
@@ -178,6 +178,7 @@ def _forged(fields: object) -> str:
         _forged(["ListRecords", None, None, "2026-01-01T00:00:00+00:00", {"a": 1}, 0, 1]),
         _forged(["ListRecords", None, None, "2026-01-01T00:00:00+00:00", [], 0, 1]),
         _forged(["ListRecords", None, None, "yesterday", None, 0, 1]),
+        _forged(["ListRecords", None, None, "2026-01-01T00:00:00+00:00", None, 0, 1, "marc"]),
         "%%%",
     ],
 )
@@ -186,3 +187,18 @@ def test_forged_tokens_are_bad_resumption_tokens(repository: Repository, token: 
         repository.respond([("verb", "ListRecords"), ("resumptionToken", token)], "http://x/oai")
     )
     assert root.find(f"{{{OAI_PMH}}}error").get("code") == "badResumptionToken"  # type: ignore[union-attr]
+
+
+def test_a_list_in_epicur_continues_in_epicur(repository: Repository) -> None:
+    # OAI-PMH 2.0 §3.5: a resumption token continues the list it began, in its format.
+    epicur = "{urn:nbn:de:1111-2004033116}epicur"
+    arguments = [("verb", "ListRecords"), ("metadataPrefix", "epicur")]
+    formats = []
+    while True:
+        root = ET.fromstring(repository.respond(arguments, "http://x/oai"))
+        formats += [element.tag for element in root.iterfind(f".//{{{OAI_PMH}}}metadata/*")]
+        token = root.findtext(f".//{{{OAI_PMH}}}resumptionToken")
+        if not token:
+            break
+        arguments = [("verb", "ListRecords"), ("resumptionToken", token)]
+    assert formats == [epicur] * 5

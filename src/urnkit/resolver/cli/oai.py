@@ -14,16 +14,17 @@ if TYPE_CHECKING:
 
 
 _ADD_SOURCE = Help(
-    "Add a repository to harvest URN:NBN -> URL mappings from (OAI-PMH 2.0, oai_dc).",
+    "Add a repository to harvest URN:NBN -> URL mappings from (OAI-PMH 2.0).",
     "Its URNs must fall under ORG's delegated prefixes and its location URLs must fully\n"
-    "match RE (a Python regular expression, checked now); --set harvests one set.",
+    "match RE (a Python regular expression, checked now); --set harvests one set;\n"
+    "--metadata-prefix is the format read: oai_dc (the default) or epicur (xepicur).",
     REFUSED,
 )
 
 _SOURCES = Help(
     "List the harvest sources, tab-separated.",
     "Columns: name, organisation, base URL, set, URL pattern, the next harvest's from=,\n"
-    "when a harvest last succeeded.",
+    "when a harvest last succeeded, the metadata format harvested.",
     REFUSED,
 )
 
@@ -42,7 +43,12 @@ def _harvester(args: argparse.Namespace) -> Harvester:
 
 def _add_source(args: argparse.Namespace) -> int:
     source = _harvester(args).add_source(
-        args.name, args.organisation, args.base_url, args.url_pattern, args.set_spec
+        args.name,
+        args.organisation,
+        args.base_url,
+        args.url_pattern,
+        args.set_spec,
+        args.metadata_prefix,
     )
     print(source.name)
     return EXIT_OK
@@ -58,6 +64,7 @@ def _sources(args: argparse.Namespace) -> int:
             source.url_pattern,
             source.next_from or "",
             source.harvested.isoformat() if source.harvested else "",
+            source.metadata_prefix,
         )
         print("\t".join(cells))
     return EXIT_OK
@@ -90,6 +97,9 @@ def add_commands(commands: Commands) -> None:
     add_source.add_argument("--base-url", required=True, metavar="URL")
     add_source.add_argument("--url-pattern", required=True, metavar="RE")
     add_source.add_argument("--set", dest="set_spec", metavar="SPEC")
+    add_source.add_argument(
+        "--metadata-prefix", default="oai_dc", metavar="FORMAT", help="oai_dc (default) or epicur"
+    )
     sources = add(oai, "sources", _sources, _SOURCES)
     harvest = add(oai, "harvest", _harvest, _HARVEST)
     harvest.add_argument("names", metavar="NAME", nargs="*")

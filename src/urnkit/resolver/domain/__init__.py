@@ -11,8 +11,9 @@
   databases give back exactly; the limits of depth, size and URN length).
 * :mod:`~urnkit.resolver.domain.errors`: the refusals, each with its RFC 9457 problem.
 * :mod:`~urnkit.resolver.domain.dublin_core`: records as simple Dublin Core (``oai_dc``).
+* :mod:`~urnkit.resolver.domain.epicur`: xepicur (``epicur``), URN deliveries read and written.
 
-The names of all but the last are importable from here.
+The names of all but the last two are importable from here.
 
 >>> from urnkit.resolver.domain import prefix_of
 >>> prefix_of("URN:NBN:FI:Demo-123")

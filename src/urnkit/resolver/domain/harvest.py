@@ -10,7 +10,8 @@ from datetime import datetime
 class HarvestSource:
     """An OAI-PMH repository whose records the harvester registers as URN:NBN -> URL mappings:
     only under ``organisation``'s delegated prefixes, only
-    location URLs that fully match ``url_pattern``. ``next_from`` is the datestamp the next
+    location URLs that fully match ``url_pattern``, read from records in ``metadata_prefix``
+    (``oai_dc`` or ``epicur``). ``next_from`` is the datestamp the next
     incremental harvest asks ``from=``, in the repository's ``granularity``."""
 
     id: int
@@ -19,6 +20,7 @@ class HarvestSource:
     organisation: str
     url_pattern: str
     set_spec: str | None = None
+    metadata_prefix: str = "oai_dc"
     granularity: str | None = None
     next_from: str | None = None
     harvested: datetime | None = None

@@ -1,13 +1,14 @@
-"""Harvesting URN:NBN -> URL mappings from repositories' OAI-PMH feeds (OAI-PMH 2.0, ``oai_dc``).
+"""Harvesting URN:NBN -> URL mappings from repositories' OAI-PMH feeds (OAI-PMH 2.0, ``oai_dc``
+or ``epicur``).
 
 A *source* is a repository's base URL, the organisation whose delegated prefixes bound what the
 source may register (RFC 8458 §4.3), a regular expression every location URL must fully match,
-and optionally a setSpec. A harvest asks ``Identify`` for the repository's granularity, then
-``ListRecords`` with ``metadataPrefix=oai_dc`` (and ``from=`` the datestamp the last successful
-harvest stored, unless it is full), following resumption tokens. Each response page is written
-in one transaction; the next ``from=`` (the first response's ``responseDate``, in the
-repository's granularity, as the OAI-PMH guidelines for harvesters advise) is stored only when
-the whole list was read.
+optionally a setSpec, and the metadata format it is read in. A harvest asks ``Identify`` for
+the repository's granularity, then ``ListRecords`` with the source's ``metadataPrefix`` (and
+``from=`` the datestamp the last successful harvest stored, unless it is full), following
+resumption tokens. Each response page is written in one transaction; the next ``from=`` (the
+first response's ``responseDate``, in the repository's granularity, as the OAI-PMH guidelines
+for harvesters advise) is stored only when the whole list was read.
 
 In each record, a ``dc:identifier`` is a URN when it is ``urn:nbn:…`` in any case, or an http(s)
 URL whose path is one (a resolver's link such as ``http://urn.fi/URN:NBN:fi-…``); it is a
@@ -16,6 +17,11 @@ that does not match the pattern, is refused and reported, never written. A recor
 says ``status="deleted"`` takes the locations away from the records it gave (a URN is never
 deleted, RFC 8458 §4.1): they resolve to their metadata page. Writing what is already stored
 writes nothing, so harvesting a feed again changes nothing.
+
+In ``epicur`` (xepicur, :mod:`~urnkit.resolver.domain.epicur`) each record's URN and URLs are
+applied as its update status says, under the same bounds; the records' metadata is not touched.
+A malformed epicur record, or one with a status that is unknown or not applied, is refused with
+the reason.
 
 >>> urn_in("http://urn.fi/URN:NBN:fi-fe2010")
 'URN:NBN:fi-fe2010'
@@ -57,6 +63,7 @@ from urnkit.resolver.domain.dublin_core import (
     is_dublin_core_name,
     metadata_from_oai_dc,
 )
+from urnkit.resolver.domain.epicur import EpicurError, Status, apply_status, parse_epicur
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.locations import check_locations
 from urnkit.resolver.services.oai_repository import OAIError, parse_datestamp
@@ -97,24 +104,34 @@ def urn_in(identifier: str) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Item:
-    """One OAI record: its identifier, whether deleted, URNs, location URLs and metadata."""
+    """One OAI record: its identifier, whether deleted, its URNs each with its locations, and
+    metadata; ``status`` is an epicur record's update status (None: ``oai_dc``, whose locations
+    and Dublin Core replace the stored ones), ``problem`` why a malformed record is refused."""
 
     identifier: str
     deleted: bool = False
-    urns: tuple[str, ...] = ()
-    urls: tuple[str, ...] = ()
+    entries: tuple[tuple[str, tuple[Location, ...]], ...] = ()
     metadata: dict[str, object] = field(default_factory=dict)
+    status: Status | None = None
+    problem: str | None = None
 
 
-def parse_item(record: ET.Element) -> Item:
-    """An OAI-PMH ``record`` element as an :class:`Item`."""
+def _header(record: ET.Element) -> tuple[str, bool]:
+    """A record's OAI identifier, and whether its header says it is deleted."""
     header = record.find(f"{{{OAI_PMH}}}header")
     identifier = "" if header is None else header.findtext(f"{{{OAI_PMH}}}identifier", "")
-    if header is not None and header.get("status") == "deleted":
-        return Item(identifier.strip(), deleted=True)
+    return identifier.strip(), header is not None and header.get("status") == "deleted"
+
+
+def parse_oai_dc(record: ET.Element) -> Item:
+    """An OAI-PMH ``record`` element in ``oai_dc`` as an :class:`Item`: every URN with every
+    location URL."""
+    identifier, deleted = _header(record)
+    if deleted:
+        return Item(identifier, deleted=True)
     dc = record.find(f"{{{OAI_PMH}}}metadata/{{{OAI_DC}}}dc")
     if dc is None:
-        return Item(identifier.strip())
+        return Item(identifier)
     urns: list[str] = []
     urls: list[str] = []
     for element in dc.iterfind(f"{{{DC}}}identifier"):
@@ -124,7 +141,30 @@ def parse_item(record: ET.Element) -> Item:
             urns.append(urn)
         elif text[:7].lower() == "http://" or text[:8].lower() == "https://":
             urls.append(text)
-    return Item(identifier.strip(), False, tuple(urns), tuple(urls), metadata_from_oai_dc(dc))
+    locations = tuple(Location(url, n) for n, url in enumerate(urls, 1))
+    entries = tuple((urn, locations) for urn in urns)
+    return Item(identifier, False, entries, metadata_from_oai_dc(dc))
+
+
+def parse_epicur_item(record: ET.Element) -> Item:
+    """An OAI-PMH ``record`` element in ``epicur`` as an :class:`Item`: each epicur record's
+    URN with its URLs, and the update status."""
+    identifier, deleted = _header(record)
+    if deleted:
+        return Item(identifier, deleted=True)
+    metadata = record.find(f"{{{OAI_PMH}}}metadata")
+    if metadata is None or len(metadata) != 1:
+        return Item(identifier, problem="the record's metadata is not one epicur element")
+    try:
+        delivery = parse_epicur(metadata[0])
+    except EpicurError as error:
+        return Item(identifier, problem=str(error))
+    entries = tuple((entry.urn, entry.locations) for entry in delivery.records)
+    return Item(identifier, entries=entries, status=delivery.status)
+
+
+# The formats harvested, by metadataPrefix.
+PARSERS = {"oai_dc": parse_oai_dc, "epicur": parse_epicur_item}
 
 
 @dataclass
@@ -255,10 +295,11 @@ class Harvester:
         base_url: str,
         url_pattern: str,
         set_spec: str | None = None,
+        metadata_prefix: str = "oai_dc",
     ) -> HarvestSource:
         """Add a source, each part checked: an unknown organisation, a base URL that is not an
-        absolute http(s) URL without query, a pattern that is not a regular expression, or a
-        setSpec outside OAI-PMH's syntax is refused with the reason."""
+        absolute http(s) URL without query, a pattern that is not a regular expression, a
+        setSpec outside OAI-PMH's syntax or a format not harvested is refused with the reason."""
         name = name.strip()
         if not name or len(name) > 200 or not name.isprintable():
             raise UnacceptableError("a source's name is 1 to 200 printable characters")
@@ -278,11 +319,18 @@ class Harvester:
             ) from None
         if set_spec is not None and (len(set_spec) > 200 or not SET_SPEC.fullmatch(set_spec)):
             raise UnacceptableError(f"{set_spec!r} is not a setSpec (OAI-PMH 2.0 §4.6)")
+        if metadata_prefix not in PARSERS:
+            raise UnacceptableError(
+                f"{metadata_prefix!r} is not a format harvested here ({', '.join(PARSERS)})"
+            )
         with self.store.transaction() as tx:
             organisation_id = tx.organisations.id(organisation)
             if organisation_id is None:
                 raise NotFoundError(f"no organisation is called {organisation!r}")
-            if not tx.oai.create_source(name, base_url, organisation_id, url_pattern, set_spec):
+            created = tx.oai.create_source(
+                name, base_url, organisation_id, url_pattern, set_spec, metadata_prefix
+            )
+            if not created:
                 raise ConflictError(f"a harvest source called {name!r} exists")
             return tx.oai.sources([name])[0]
 
@@ -306,7 +354,7 @@ class Harvester:
         source = feed.source
         granularity = feed.granularity()
         report = HarvestReport(source.name, full or source.next_from is None)
-        arguments = {"verb": "ListRecords", "metadataPrefix": "oai_dc"}
+        arguments = {"verb": "ListRecords", "metadataPrefix": source.metadata_prefix}
         if not report.full and source.next_from is not None:
             # A datestamp stored in seconds, asked of a repository now counting days: its day.
             day = granularity == "YYYY-MM-DD"
@@ -323,7 +371,8 @@ class Harvester:
                 except OAIError:
                     raise feed.fail(f"the responseDate {stamp!r} is not a datestamp", url) from None
                 report.next_from = stamp[:10] if granularity == "YYYY-MM-DD" else stamp
-            items = [parse_item(record) for record in page]
+            parse = PARSERS[source.metadata_prefix]
+            items = [parse(record) for record in page]
             with self.store.transaction() as tx:
                 for item in items:
                     self._store(tx, source, pattern, item, report)
@@ -356,28 +405,35 @@ class Harvester:
                     tx.records.update(record_id, withdrawn, record_json(record), "withdrawn", actor)
                     report.withdrawn += 1
             return
-        if not item.urns:
+        if item.problem is not None:
+            report.refused.append(f"{where}: {item.problem}")
+            return
+        if not item.entries:
             report.without_urn += 1
             return
-        urls = []
-        for url in item.urls:
-            if not pattern.fullmatch(url):
-                report.refused.append(
-                    f"{where}: the URL {url} does not match the source's URL pattern "
-                    f"{source.url_pattern!r}"
-                )
-            else:
-                urls.append(url)
-        try:
-            found = check_locations([Location(url, n) for n, url in enumerate(urls, 1)])
-        except UnacceptableError as error:
-            report.refused.append(f"{where}: {error.detail}")
-            return
+        off = {
+            location.url: None
+            for _, locations in item.entries
+            for location in locations
+            if not pattern.fullmatch(location.url)
+        }
+        report.refused += [
+            f"{where}: the URL {url} does not match the source's URL pattern {source.url_pattern!r}"
+            for url in off
+        ]
         record_ids = []
-        for text in _distinct(item.urns):
+        for text, locations in _distinct(item.entries):
+            kept = [location for location in locations if location.url not in off]
+            found = tuple(replace(location, priority=n) for n, location in enumerate(kept, 1))
             try:
-                record_ids.append(self._put(tx, source, text, found, item.metadata, report))
-            except (InvalidURNError, UnacceptableError, ForbiddenError, ConflictError) as error:
+                record_ids.append(self._put(tx, source, text, found, item, report))
+            except (
+                InvalidURNError,
+                UnacceptableError,
+                ForbiddenError,
+                ConflictError,
+                NotFoundError,
+            ) as error:
                 report.refused.append(f"{where}: {text}: {error.detail}")
         tx.oai.add_items(source.id, item.identifier, record_ids)
 
@@ -387,11 +443,11 @@ class Harvester:
         source: HarvestSource,
         text: str,
         found: tuple[Location, ...],
-        harvested: dict[str, object],
+        item: Item,
         report: HarvestReport,
     ) -> int:
         """Create or update the record of one URN as the source's organisation; its id."""
-        check_record({"urn": text, "metadata": harvested})
+        check_record({"urn": text, "metadata": item.metadata})
         urn = parse_urn(text)
         check_resolvable(urn.assigned_name)
         prefix = prefix_of(urn)
@@ -402,8 +458,10 @@ class Harvester:
         actor = f"oai:{source.name}"
         record_id = tx.records.id(key, for_update=True)
         if record_id is None:
-            owner_id = tx.organisations.id(source.organisation)
-            assert owner_id is not None
+            if item.status is not None and not item.status.registers:
+                raise NotFoundError(
+                    f"{text} is not registered; {item.status.name} changes a registered URN"
+                )
             moment = now()
             record = Record(
                 urn.assigned_name,
@@ -413,13 +471,11 @@ class Harvester:
                 source.organisation,
                 moment,
                 moment,
-                locations=found,
-                metadata=harvested,
+                locations=check_locations(found),
+                metadata=item.metadata,
             )
-            record_id = tx.records.insert(record, owner_id)
+            record_id = self._create(tx, source, record, report)
             if record_id is not None:
-                tx.records.append_history([(record_id, "created", actor)])
-                report.created += 1
                 return record_id
             record_id = tx.records.id(key, for_update=True)  # created meanwhile: update it
             assert record_id is not None
@@ -427,11 +483,16 @@ class Harvester:
         assert current is not None
         if current.status == "deactivated":
             raise ConflictError(f"{current.urn} is deactivated; a deactivated URN is not written")
-        # The source describes its records in Dublin Core: those names are replaced, the others
-        # (registered through the API) kept.
-        metadata = {k: v for k, v in current.metadata.items() if not is_dublin_core_name(k)}
-        metadata.update(harvested)
-        record = replace(current, status="active", locations=found, metadata=metadata)
+        record = replace(current, status="active")
+        if item.status is None:
+            # The source describes its records in Dublin Core: those names are replaced, the
+            # others (registered through the API) kept.
+            metadata = {k: v for k, v in current.metadata.items() if not is_dublin_core_name(k)}
+            metadata.update(item.metadata)
+            record = replace(record, metadata=metadata)
+        else:  # epicur carries no descriptive metadata: the stored is kept
+            found = apply_status(item.status, current.locations, found)
+        record = replace(record, locations=check_locations(found))
         if record == current:
             report.unchanged += 1
             return record_id
@@ -440,18 +501,34 @@ class Harvester:
         report.changed += 1
         return record_id
 
+    @staticmethod
+    def _create(
+        tx: Transaction, source: HarvestSource, record: Record, report: HarvestReport
+    ) -> int | None:
+        """Insert a new record as the source's organisation; None when it was created meanwhile."""
+        owner_id = tx.organisations.id(source.organisation)
+        assert owner_id is not None
+        record_id = tx.records.insert(record, owner_id)
+        if record_id is not None:
+            tx.records.append_history([(record_id, "created", f"oai:{source.name}")])
+            report.created += 1
+        return record_id
 
-def _distinct(urns: Sequence[str]) -> list[str]:
-    """``urns`` without repeats of an equivalent URN (RFC 8141 §3), first spelling kept.
 
-    >>> _distinct(["URN:NBN:fi-1", "urn:nbn:FI-1", "urn:nbn:fi-2", "not a urn"])
+def _distinct(
+    entries: Sequence[tuple[str, tuple[Location, ...]]],
+) -> list[tuple[str, tuple[Location, ...]]]:
+    """``entries`` without repeats of an equivalent URN (RFC 8141 §3), the first kept.
+
+    >>> urns = ["URN:NBN:fi-1", "urn:nbn:FI-1", "urn:nbn:fi-2", "not a urn"]
+    >>> [urn for urn, _ in _distinct([(urn, ()) for urn in urns])]
     ['URN:NBN:fi-1', 'urn:nbn:fi-2', 'not a urn']
     """
-    found: dict[str, str] = {}
-    for text in urns:
+    found: dict[str, tuple[str, tuple[Location, ...]]] = {}
+    for text, locations in entries:
         try:
             key = parse_urn(text).equivalence_key()
         except InvalidURNError:
             key = text  # refused, with the reason, when it is written
-        found.setdefault(key, text)
+        found.setdefault(key, (text, locations))
     return list(found.values())

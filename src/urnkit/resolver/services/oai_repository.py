@@ -1,4 +1,5 @@
-"""The resolver's records over OAI-PMH 2.0 (``GET`` or ``POST /oai``), in ``oai_dc``.
+"""The resolver's records over OAI-PMH 2.0 (``GET`` or ``POST /oai``), in ``oai_dc`` and in
+``epicur`` (xepicur: each record's URN and all its location URLs, ``url_update_general``).
 
 * The OAI identifier of a record is its URN as registered (a URI, as OAI-PMH 2.0 §2.4 asks);
   ``GetRecord`` finds it by any equivalent spelling (RFC 8141 §3).
@@ -26,8 +27,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from xml.etree import ElementTree as ET
 
@@ -40,9 +41,15 @@ from urnkit.resolver.domain.dublin_core import (
     XSI,
     oai_dc_element,
 )
+from urnkit.resolver.domain.epicur import EPICUR, EPICUR_SCHEMA, epicur_element
 from urnkit.resolver.store import Store, now
 
 PAGE_SIZE = 100
+# The formats served, by metadataPrefix: schema, namespace, and a record's element.
+FORMATS: dict[str, tuple[str, str, Callable[[Record], ET.Element]]] = {
+    "oai_dc": (OAI_DC_SCHEMA, OAI_DC, oai_dc_element),
+    "epicur": (EPICUR_SCHEMA, EPICUR, epicur_element),
+}
 ET.register_namespace("", OAI_PMH)  # the responses' default namespace, as the spec's examples
 GRANULARITY = "YYYY-MM-DDThh:mm:ssZ"
 VERBS = {
@@ -99,7 +106,8 @@ def datestamp(moment: datetime) -> str:
 @dataclass(frozen=True, slots=True)
 class _Listing:
     """What a resumption token carries: the list's arguments, the bound of the first response,
-    the position reached and the counts."""
+    the position reached and the counts (a token without its format, from before there were
+    two, continues ``oai_dc``)."""
 
     verb: str
     set_spec: str | None
@@ -108,6 +116,7 @@ class _Listing:
     after: tuple[datetime, int] | None
     cursor: int
     total: int
+    metadata_prefix: str = "oai_dc"
 
     def token(self) -> str:
         fields = [
@@ -118,6 +127,7 @@ class _Listing:
             None if self.after is None else [self.after[0].isoformat(), self.after[1]],
             self.cursor,
             self.total,
+            self.metadata_prefix,
         ]
         return base64.urlsafe_b64encode(json.dumps(fields).encode()).decode().rstrip("=")
 
@@ -125,7 +135,9 @@ class _Listing:
     def from_token(cls, verb: str, token: str) -> _Listing:
         try:
             fields = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-            name, set_spec, start, end, after, cursor, total = fields
+            name, set_spec, start, end, after, cursor, total, *prefix = fields
+            if prefix not in ([], *([name] for name in FORMATS)):
+                raise ValueError("a format not served")
             listing = cls(
                 name,
                 set_spec,
@@ -134,6 +146,7 @@ class _Listing:
                 None if after is None else (datetime.fromisoformat(after[0]), int(after[1])),
                 int(cursor),
                 int(total),
+                prefix[0] if prefix else "oai_dc",
             )
             moments = (listing.start, listing.end, listing.after and listing.after[0])
             if any(m is not None and m.tzinfo is None for m in moments):
@@ -224,12 +237,14 @@ class Repository:
         return verb, given
 
     @staticmethod
-    def _check_format(given: dict[str, str]) -> None:
-        if given["metadataPrefix"] != "oai_dc":
+    def _check_format(given: dict[str, str]) -> str:
+        if given["metadataPrefix"] not in FORMATS:
             raise OAIError(
                 "cannotDisseminateFormat",
-                f"{given['metadataPrefix']!r} is not served here; the format is oai_dc",
+                f"{given['metadataPrefix']!r} is not served here; the formats are "
+                f"{', '.join(FORMATS)}",
             )
+        return given["metadataPrefix"]
 
     def _record(self, identifier: str) -> Record:
         try:
@@ -268,13 +283,14 @@ class Repository:
         if "identifier" in given:
             self._record(given["identifier"])
         element = ET.Element(f"{{{OAI_PMH}}}ListMetadataFormats")
-        entry = ET.SubElement(element, f"{{{OAI_PMH}}}metadataFormat")
-        for name, text in (
-            ("metadataPrefix", "oai_dc"),
-            ("schema", OAI_DC_SCHEMA),
-            ("metadataNamespace", OAI_DC),
-        ):
-            ET.SubElement(entry, f"{{{OAI_PMH}}}{name}").text = text
+        for prefix, (schema, namespace, _) in FORMATS.items():
+            entry = ET.SubElement(element, f"{{{OAI_PMH}}}metadataFormat")
+            for name, text in (
+                ("metadataPrefix", prefix),
+                ("schema", schema),
+                ("metadataNamespace", namespace),
+            ):
+                ET.SubElement(entry, f"{{{OAI_PMH}}}{name}").text = text
         return element
 
     def _prefixes(self) -> list[tuple[str, str, str]]:
@@ -297,11 +313,11 @@ class Repository:
         return element
 
     def _get_record(self, given: dict[str, str], moment: datetime, base_url: str) -> ET.Element:
-        self._check_format(given)
+        metadata = FORMATS[self._check_format(given)][2]
         record = self._record(given["identifier"])
         sets = [prefix for prefix, _, _ in self._prefixes()]
         element = ET.Element(f"{{{OAI_PMH}}}GetRecord")
-        element.append(_record_element(record, sets, with_metadata=True))
+        element.append(_record_element(record, sets, metadata))
         return element
 
     def _list_identifiers(
@@ -316,14 +332,11 @@ class Repository:
         if "resumptionToken" in given:
             listing = _Listing.from_token(verb, given["resumptionToken"])
         else:
-            self._check_format(given)
-            listing = self._first(verb, given, moment)
+            listing = self._first(verb, given, moment, self._check_format(given))
         with self.store.snapshot() as tx:
             if listing.total < 0:  # the first page: count the list
                 total = tx.oai.count_records(listing.set_spec, listing.start, listing.end)
-                listing = _Listing(
-                    verb, listing.set_spec, listing.start, listing.end, None, 0, total
-                )
+                listing = replace(listing, total=total)
             page = tx.oai.records(
                 listing.set_spec, listing.start, listing.end, listing.after, self.page_size + 1
             )
@@ -331,8 +344,9 @@ class Repository:
         if not page:
             raise OAIError("noRecordsMatch", "no record matches these arguments")
         element = ET.Element(f"{{{OAI_PMH}}}{verb}")
+        metadata = FORMATS[listing.metadata_prefix][2] if verb == "ListRecords" else None
         for _, record in page[: self.page_size]:
-            item = _record_element(record, sets, with_metadata=verb == "ListRecords")
+            item = _record_element(record, sets, metadata)
             element.append(item if verb == "ListRecords" else item[0])
         more = len(page) > self.page_size
         if more or listing.cursor > 0:
@@ -343,19 +357,13 @@ class Repository:
             )
             if more:
                 last_id, last = page[self.page_size - 1]
-                token.text = _Listing(
-                    verb,
-                    listing.set_spec,
-                    listing.start,
-                    listing.end,
-                    (last.updated, last_id),
-                    listing.cursor + self.page_size,
-                    listing.total,
+                token.text = replace(
+                    listing, after=(last.updated, last_id), cursor=listing.cursor + self.page_size
                 ).token()
         return element
 
     @staticmethod
-    def _first(verb: str, given: dict[str, str], moment: datetime) -> _Listing:
+    def _first(verb: str, given: dict[str, str], moment: datetime, prefix: str) -> _Listing:
         """The listing a first request asks for: ``from`` and ``until`` as a half-open interval,
         ending no later than this response's moment; ``total`` -1 until counted."""
         start = end = None
@@ -369,12 +377,14 @@ class Repository:
             if start is not None and start > until:
                 raise OAIError("badArgument", "from is later than until")
         end = moment if end is None else min(end, moment)
-        return _Listing(verb, given.get("set"), start, end, None, 0, -1)
+        return _Listing(verb, given.get("set"), start, end, None, 0, -1, prefix)
 
 
-def _record_element(record: Record, sets: Sequence[str], *, with_metadata: bool) -> ET.Element:
+def _record_element(
+    record: Record, sets: Sequence[str], metadata: Callable[[Record], ET.Element] | None
+) -> ET.Element:
     """A ``record`` element: its header (identifier, datestamp, the sets holding it) and, if
-    asked, its ``oai_dc`` metadata."""
+    given a format's ``metadata``, the record in it."""
     element = ET.Element(f"{{{OAI_PMH}}}record")
     header = ET.SubElement(element, f"{{{OAI_PMH}}}header")
     ET.SubElement(header, f"{{{OAI_PMH}}}identifier").text = record.urn
@@ -382,6 +392,6 @@ def _record_element(record: Record, sets: Sequence[str], *, with_metadata: bool)
     for prefix in sets:
         if covers(prefix, record.prefix):
             ET.SubElement(header, f"{{{OAI_PMH}}}setSpec").text = prefix
-    if with_metadata:
-        ET.SubElement(element, f"{{{OAI_PMH}}}metadata").append(oai_dc_element(record))
+    if metadata is not None:
+        ET.SubElement(element, f"{{{OAI_PMH}}}metadata").append(metadata(record))
     return element

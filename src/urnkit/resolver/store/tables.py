@@ -162,6 +162,8 @@ oai_sources = sa.Table(
     sa.Column("organisation_id", sa.ForeignKey("organisations.id"), nullable=False),
     sa.Column("url_pattern", sa.Text, nullable=False),
     sa.Column("set_spec", sa.String(200)),
+    # the format harvested: oai_dc or epicur
+    sa.Column("metadata_prefix", sa.String(30), nullable=False, server_default="oai_dc"),
     sa.Column("granularity", sa.String(30)),  # the repository's, from Identify
     sa.Column("next_from", sa.String(30)),  # the next incremental harvest's from=
     sa.Column("harvested", _TIME),  # when a harvest last succeeded

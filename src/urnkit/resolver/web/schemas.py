@@ -239,6 +239,12 @@ class HarvestSourceIn(BaseModel):
         examples=[r"https://repo\.example\.org/handle/\d+/\d+"],
     )
     set_spec: str | None = Field(None, max_length=200, description="Harvest only this set")
+    metadata_prefix: str = Field(
+        "oai_dc",
+        max_length=30,
+        description="The metadata format harvested: oai_dc or epicur (xepicur)",
+        examples=["oai_dc", "epicur"],
+    )
 
 
 class HarvestSourceOut(HarvestSourceIn):

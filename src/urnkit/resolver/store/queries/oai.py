@@ -26,6 +26,7 @@ class OAI(Queries):
         organisation_id: int,
         url_pattern: str,
         set_spec: str | None,
+        metadata_prefix: str = "oai_dc",
     ) -> bool:
         """Add a harvest source; False when the name is taken."""
         statement = (
@@ -36,6 +37,7 @@ class OAI(Queries):
                 organisation_id=organisation_id,
                 url_pattern=url_pattern,
                 set_spec=set_spec,
+                metadata_prefix=metadata_prefix,
                 created=now(),
             )
             .on_conflict_do_nothing()
@@ -60,6 +62,7 @@ class OAI(Queries):
                 organisation=row.organisation,
                 url_pattern=row.url_pattern,
                 set_spec=row.set_spec,
+                metadata_prefix=row.metadata_prefix,
                 granularity=row.granularity,
                 next_from=row.next_from,
                 harvested=None if row.harvested is None else utc(row.harvested),

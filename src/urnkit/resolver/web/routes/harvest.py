@@ -21,6 +21,7 @@ def source_json(source: HarvestSource) -> dict[str, Any]:
         "base_url": source.base_url,
         "url_pattern": source.url_pattern,
         "set_spec": source.set_spec,
+        "metadata_prefix": source.metadata_prefix,
         "granularity": source.granularity,
         "next_from": source.next_from,
         "harvested": source.harvested.isoformat() if source.harvested else None,
@@ -45,6 +46,11 @@ def add_harvest_source(
     """Add an OAI-PMH harvest source (admin): its URNs must fall under the organisation's
     delegated prefixes, its location URLs must fully match the pattern."""
     source = services.harvest.add_source(
-        body.name, body.organisation, body.base_url, body.url_pattern, body.set_spec
+        body.name,
+        body.organisation,
+        body.base_url,
+        body.url_pattern,
+        body.set_spec,
+        body.metadata_prefix,
     )
     return source_json(source)
