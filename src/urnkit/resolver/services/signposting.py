@@ -68,6 +68,10 @@ _SINGLE_ATTRIBUTES = ("type", "title", "media")  # RFC 9264 §4.2.4.1: strings, 
 # RFC 6838 §4.2: type-name "/" subtype-name, each a restricted-name.
 _MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}")
 _QUOTED = re.compile(r'["\\]')  # what a quoted-string escapes (RFC 9110 §5.6.4)
+# The describedby and linkset links' relations and attributes, as _about gives them.
+_AS_JSON = '; rel="describedby"; type="application/json"'
+_AS_OAI_DC = f'; rel="describedby"; type="application/xml"; profile="{OAI_DC}"'
+_AS_LINKSET = f'; rel="linkset"; type="{LINKSET}"'
 _WORD = re.compile(r"[^a-z]")
 _HTTP_URI = re.compile(r"https?://[^\s<>\"]+\Z")
 
@@ -106,16 +110,28 @@ def link_header(links: Iterable[Link]) -> str:
     return ", ".join([link.header() for link in links])
 
 
-def resolution_signposts(base: str, key: str, items: Sequence[str]) -> list[Link]:
-    """What a redirect to a location says (the front answers it from one indexed row, which
-    holds no media types and no metadata): ``cite-as``, ``describedby``, ``linkset`` (where
-    the rest is) and an ``item`` per URL of ``items``, untyped. ``base`` is the resolver's
-    URL, ending in ``/``; ``key`` the URN's equivalence key (its canonical form).
+def resolution_signposts(base: str, key: str, items: Sequence[str]) -> str:
+    """What a redirect to a location says, as a ``Link`` value (the front answers it from one
+    indexed row, which holds no media types and no metadata): ``cite-as``, ``describedby``,
+    ``linkset`` (where the rest is) and an ``item`` per URL of ``items``, untyped. ``base`` is
+    the resolver's URL, ending in ``/``; ``key`` the URN's equivalence key (its canonical
+    form). Written out as one string: the hot path's, where :class:`Link` objects cost 15 µs.
 
-    >>> [link.rel for link in resolution_signposts("https://r.example/", "urn:nbn:fi-1", ["u"])]
-    ['cite-as', 'describedby', 'describedby', 'linkset', 'item']
+    >>> base, items = "https://r.example/", ["https://a.example/x"]
+    >>> about = [*_about(base, "urn:nbn:fi-1"), Link(items[0], "item")]
+    >>> resolution_signposts(base, "urn:nbn:fi-1", items) == link_header(about)
+    True
     """
-    return [*_about(base, key), *[Link(url, "item") for url in items]]
+    base, key = uri_reference(base), uri_reference(key)  # as quote() goes: by character
+    here = base + key
+    parts = [
+        f'<{here}>; rel="cite-as"',
+        f"<{base}api/v1/urns/{key}>{_AS_JSON}",
+        f"<{here}?s=I2Cs>{_AS_OAI_DC}",
+        f"<{here}?s=linkset>{_AS_LINKSET}",
+    ]
+    parts += [f'<{uri_reference(url)}>; rel="item"' for url in items]
+    return ", ".join(parts)
 
 
 def record_signposts(

@@ -9,8 +9,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from urnkit.resolver.services import Services
 from urnkit.resolver.services.rfc2483 import accept_header, link_header, negotiate, uri_reference
-from urnkit.resolver.services.signposting import LINKSET, Link, resolution_signposts
-from urnkit.resolver.services.signposting import link_header as signposts_header
+from urnkit.resolver.services.signposting import LINKSET, resolution_signposts
 from urnkit.resolver.web.deps import raw_urn
 from urnkit.resolver.web.metrics import Metrics
 
@@ -89,7 +88,7 @@ def redirect(
         (b"vary", b"Accept"),
     ]
     if alternates:
-        signposts = resolution_signposts(base_url(scope), key, alternates) if key else ()
+        signposts = resolution_signposts(base_url(scope), key, alternates) if key else ""
         links = resolution_links(scope, alternates, (), predecessors, signposts)
         response.raw_headers.append((b"link", links.encode("ascii")))
     return response
@@ -100,17 +99,18 @@ def resolution_links(
     alternates: Sequence[str],
     successors: Sequence[str],
     predecessors: Sequence[str],
-    signposts: Sequence[Link] = (),
+    signposts: str = "",
 ) -> str:
     """The ``Link`` header of a resolution answer (RFC 8288): ``alternate`` per location URL,
     ``successor-version`` and ``predecessor-version`` (RFC 5829) per successor and predecessor,
-    at their resolution URLs here, then the ``signposts`` (FAIR Signposting)."""
+    at their resolution URLs here, then the ``signposts`` (FAIR Signposting, a ``Link``
+    value)."""
     links = [(url, "alternate") for url in alternates]
     if successors or predecessors:
         base = base_url(scope)
         links += [(base + urn, "successor-version") for urn in successors]
         links += [(base + urn, "predecessor-version") for urn in sorted(predecessors)]
-    return ", ".join(part for part in (link_header(links), signposts_header(signposts)) if part)
+    return ", ".join(part for part in (link_header(links), signposts) if part)
 
 
 def base_url(scope: Scope) -> str:

@@ -49,6 +49,7 @@ from urnkit.resolver.services.signposting import (
     LINKSET,
     Link,
     json_ld,
+    link_header,
     linkset,
     record_signposts,
     script_json,
@@ -129,7 +130,7 @@ async def resolve_request(request: Request) -> Response:
     if resolution.kind == "gone" and not wants_html(request):
         record = resolution.record
         assert record is not None
-        signposts = record_signposts(base_url(request.scope), record, ())
+        signposts = link_header(record_signposts(base_url(request.scope), record, ()))
         links = resolution_links(
             request.scope, (), record.successors, resolution.predecessors, signposts
         )
@@ -162,7 +163,7 @@ def _record_links(scope: Scope, description: Description, alternates: Sequence[s
     """The ``Link`` header of an answer about a record of ours: the ``alternates``, its
     successors and predecessors, and its signposts (FAIR Signposting)."""
     record = description.record
-    signposts = record_signposts(base_url(scope), record, description.usable)
+    signposts = link_header(record_signposts(base_url(scope), record, description.usable))
     return resolution_links(
         scope, alternates, record.successors, description.predecessors, signposts
     )
