@@ -24,6 +24,7 @@ class Resolution:
     kind: Literal["redirect", "surrogate", "gone"]
     urn: URN
     target: str | None = None
+    key: str = ""
     record: Record | None = None
     alternates: tuple[str, ...] = ()
     predecessors: tuple[str, ...] = ()
@@ -60,7 +61,7 @@ class ResolutionService:
         if row is None:
             return self._forward(urn)
         self.tally.add(row[3])
-        return self._redirect(urn, row) or self._from_record(urn, row)
+        return self._redirect(urn, key, row) or self._from_record(urn, key, row)
 
     async def resolve_async(self, text: str) -> Resolution:
         """:meth:`resolve` for the event loop (``GET /{urn}``): the lookup is
@@ -72,13 +73,13 @@ class ResolutionService:
         if row is None:
             return await asyncio.to_thread(self._forward, urn)
         self.tally.add(row[3])
-        redirect = self._redirect(urn, row)
+        redirect = self._redirect(urn, key, row)
         if redirect is None:
-            return await asyncio.to_thread(self._from_record, urn, row)
+            return await asyncio.to_thread(self._from_record, urn, key, row)
         return redirect
 
     @staticmethod
-    def _redirect(urn: URN, row: ResolutionRow) -> Resolution | None:
+    def _redirect(urn: URN, key: str, row: ResolutionRow) -> Resolution | None:
         """The redirect to an active record's best location not known broken; None when the
         answer needs the whole record (no such location, or deactivated)."""
         status, targets, predecessors, _ = row
@@ -90,18 +91,19 @@ class ResolutionService:
                 "redirect",
                 urn,
                 alternates[0],
+                key,
                 alternates=alternates,
                 predecessors=() if predecessors is None else tuple(predecessors.split("\n")),
             )
         return None
 
-    def _from_record(self, urn: URN, row: ResolutionRow) -> Resolution:
+    def _from_record(self, urn: URN, key: str, row: ResolutionRow) -> Resolution:
         record = self.records.get(urn.assigned_name)
         kind: Literal["surrogate", "gone"] = (
             "gone" if record.status == "deactivated" else "surrogate"
         )
         before = () if row[2] is None else tuple(row[2].split("\n"))
-        return Resolution(kind, urn, record=record, predecessors=before)
+        return Resolution(kind, urn, key=key, record=record, predecessors=before)
 
     def _forward(self, urn: URN) -> Resolution:
         """A redirect to another resolver (:meth:`ForwardingService.target`); the q-component

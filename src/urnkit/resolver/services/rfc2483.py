@@ -44,6 +44,8 @@ ALIASES = {"N" + name[1:]: name for name in REQUESTS[:-1]} | {"N=N": "I=I"}
 _NAMES = {name: name for name in REQUESTS} | ALIASES
 _KEYWORD = re.compile(r"[A-Za-z](?:-?[A-Za-z0-9])*")  # rfc2141bis §2.3: keywd
 MAX_HOPS = 32  # successors followed by I2N, and URNs listed by I2Ns
+# Not RFC 2483's: the record's signposts as a linkset (RFC 9264), at /{urn}?s=linkset only.
+LINKSET_SERVICE = "linkset"
 # What percent-encoding leaves of a URL in a Link header: RFC 3986's reserved and unreserved
 # characters and "%" (as Starlette's RedirectResponse does for Location). A URL of only those
 # is taken as it is: matching costs a third of quote(), and resolution gives a Link header.
@@ -82,18 +84,21 @@ def directives(query: str) -> dict[str, str]:
 
 def requested(query: str) -> str | None:
     """The request an HTTP query on ``/{urn}`` names with ``s=``: in an r-component (``+…``,
-    up to ``?=``, RFC 8141 §2.3.1) or as a directive of a plain query (rfc2141bis §2.3.1). None
-    for none, and for a value no request has: the default answer then ("MUST gracefully fall
-    back"). A q-component (``=…``) names none: it belongs to the resource (RFC 8141 §2.3.2).
+    up to ``?=``, RFC 8141 §2.3.1) or as a directive of a plain query (rfc2141bis §2.3.1): one
+    of RFC 2483's, or this resolver's own :data:`LINKSET_SERVICE`. None for none, and for a
+    value no request has: the default answer then ("MUST gracefully fall back"). A
+    q-component (``=…``) names none: it belongs to the resource (RFC 8141 §2.3.2).
 
-    >>> requested("=s=I2L"), requested("s=I2X"), requested("+s=N2C")
-    (None, None, 'I2C')
+    >>> requested("=s=I2L"), requested("s=I2X"), requested("+s=N2C"), requested("s=linkset")
+    (None, None, 'I2C', 'linkset')
     """
     if query[:1] == "=":
         return None
     if query[:1] == "+":
         query = query[1:].partition("?=")[0]
     value = directives(query).get("s")
+    if value == LINKSET_SERVICE:
+        return value
     return None if value is None else request_name(value)
 
 

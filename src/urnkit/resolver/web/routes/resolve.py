@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
 from fastapi.routing import APIRoute
+from markupsafe import Markup
 from starlette.routing import BaseRoute, Match, Route
 from starlette.types import Scope
 from werkzeug.datastructures import MIMEAccept
@@ -32,6 +33,7 @@ from urnkit.resolver.domain.dublin_core import oai_dc_xml
 from urnkit.resolver.services import Services
 from urnkit.resolver.services.rfc2483 import (
     ALIASES,
+    LINKSET_SERVICE,
     REQUESTS,
     Description,
     Rfc2483Requests,
@@ -42,9 +44,25 @@ from urnkit.resolver.services.rfc2483 import (
     uri_list,
 )
 from urnkit.resolver.services.shapes import history_json, record_json
+from urnkit.resolver.services.signposting import (
+    ABOUT_PAGE,
+    LINKSET,
+    Link,
+    json_ld,
+    link_header,
+    linkset,
+    record_signposts,
+    script_json,
+)
 from urnkit.resolver.web.caching import validated
 from urnkit.resolver.web.deps import decoded_if_whole, raw_urn
-from urnkit.resolver.web.front import FOUND, prefers_json, redirect, resolution_links
+from urnkit.resolver.web.front import (
+    FOUND,
+    base_url,
+    preferred_json,
+    redirect,
+    resolution_links,
+)
 from urnkit.resolver.web.metrics import Metrics
 from urnkit.resolver.web.problems import PROBLEM, problem_body, problem_responses, wants_html
 from urnkit.resolver.web.templating import html_page
@@ -75,6 +93,8 @@ async def resolve_request(request: Request) -> Response:
         if query[:1] in ("+", "="):
             text = f"{text}?{query}"
         chosen = requested(query)
+        if chosen == LINKSET_SERVICE:
+            return await asyncio.to_thread(answer_linkset, request, text, False)
         if chosen is not None and chosen != "I=I":  # I=I needs two URNs: the default
             return await asyncio.to_thread(answer_service, request, chosen, text)
     services: Services = request.app.state.services
@@ -95,22 +115,26 @@ async def resolve_request(request: Request) -> Response:
         metrics.resolved("error")
         raise
     metrics.resolved(resolution.kind)
-    if resolution.kind == "redirect" and (
-        not resolution.alternates or not prefers_json(request.scope)
-    ):
+    wanted = preferred_json(request.scope)
+    if resolution.kind == "redirect" and (not resolution.key or wanted is None):
         return redirect(
             request.scope,
             resolution.target or "",
             request.app.state.cache.header(302),
             resolution.alternates,
             resolution.predecessors,
+            resolution.key,
         )
+    if wanted == LINKSET:  # a record of ours: its signposts, as the Accept header prefers
+        return await asyncio.to_thread(answer_linkset, request, text, True)
     if resolution.kind == "gone" and not wants_html(request):
         record = resolution.record
         assert record is not None
-        links = resolution_links(request.scope, (), record.successors, resolution.predecessors)
-        headers = {"Link": links, "Vary": "Accept"} if links else {"Vary": "Accept"}
-        return _gone_problem(record, resolution.predecessors, headers)
+        signposts = link_header(record_signposts(base_url(request.scope), record, ()))
+        links = resolution_links(
+            request.scope, (), record.successors, resolution.predecessors, signposts
+        )
+        return _gone_problem(record, resolution.predecessors, {"Link": links, "Vary": "Accept"})
     return await asyncio.to_thread(
         _described_record, request, text, resolution.kind, resolution.alternates
     )
@@ -125,14 +149,41 @@ def _described_record(
     services: Services = request.app.state.services
     description = Rfc2483Requests(services.records).describe(text)
     record = description.record
-    links = resolution_links(request.scope, alternates, record.successors, description.predecessors)
-    headers = {"Link": links, "Vary": "Accept"} if links else {"Vary": "Accept"}
+    headers = {"Link": _record_links(request.scope, description, alternates), "Vary": "Accept"}
     if kind == "gone":
-        return _record_page(description, 410, headers)
-    if prefers_json(request.scope):
+        return _record_page(request.scope, description, 410, headers)
+    if preferred_json(request.scope):
         body = _record_body(record, description.predecessors)
         return validated(request, JSONResponse(body, headers=headers), description.modified)
-    return validated(request, _record_page(description, 200, headers), description.modified)
+    page = _record_page(request.scope, description, 200, headers)
+    return validated(request, page, description.modified)
+
+
+def _record_links(scope: Scope, description: Description, alternates: Sequence[str]) -> str:
+    """The ``Link`` header of an answer about a record of ours: the ``alternates``, its
+    successors and predecessors, and its signposts (FAIR Signposting)."""
+    record = description.record
+    signposts = link_header(record_signposts(base_url(scope), record, description.usable))
+    return resolution_links(
+        scope, alternates, record.successors, description.predecessors, signposts
+    )
+
+
+def answer_linkset(request: Request, text: str, negotiated: bool) -> Response:
+    """The links of a record's answers as a linkset (RFC 9264 §4.2): the locations it leads
+    to, its successors and predecessors, and its signposts, their context its ``cite-as``
+    URL; ``negotiated`` (chosen by ``Accept`` on ``/{urn}``) says ``Vary: Accept``."""
+    services: Services = request.app.state.services
+    description = Rfc2483Requests(services.records).describe(text)
+    record = description.record
+    base = base_url(request.scope)
+    links = [Link(location.url, "alternate") for location in description.usable]
+    links += [Link(base + urn, "successor-version") for urn in record.successors]
+    links += [Link(base + urn, "predecessor-version") for urn in sorted(description.predecessors)]
+    links += record_signposts(base, record, description.usable)
+    headers = {"Vary": "Accept"} if negotiated else {}
+    body = JSONResponse(linkset(base + record.key, links), media_type=LINKSET, headers=headers)
+    return validated(request, body, description.modified)
 
 
 def answer_service(request: Request, name: str, text: str) -> Response:
@@ -145,11 +196,10 @@ def answer_service(request: Request, name: str, text: str) -> Response:
     alternates = [loc.url for loc in description.usable]
     if urn.q_component:  # RFC 8141 §2.3.2: passed to every locator
         alternates = [with_q_component(url, urn.q_component) for url in alternates]
-    links = resolution_links(request.scope, alternates, record.successors, description.predecessors)
-    headers = {"Link": links} if links else {}
+    headers = {"Link": _record_links(request.scope, description, alternates)}
     if name in ("I2L", "I2Ls", "I2R", "I2Rs") and record.status == "deactivated":
         if wants_html(request):
-            return _record_page(description, 410, headers)
+            return _record_page(request.scope, description, 410, headers)
         return _gone_problem(record, description.predecessors, headers)
     accept = accept_header(request.headers.get("accept"))
     if name in ("I2R", "I2Rs"):
@@ -162,7 +212,8 @@ def answer_service(request: Request, name: str, text: str) -> Response:
         listed = _listed(description, chosen, urn.q_component or "", headers, name == "I2Ls")
         return validated(request, listed, description.modified)
     if name == "I2C":
-        return validated(request, _described(description, accept, headers), description.modified)
+        described = _described(request.scope, description, accept, headers)
+        return validated(request, described, description.modified)
     if name == "I2Cs":
         xml = _xml_response(record, "application/xml", headers)
         return validated(request, xml, description.modified)
@@ -226,7 +277,9 @@ def _listed(
     return _uri_list_response(entries, headers)
 
 
-def _described(description: Description, accept: MIMEAccept, headers: dict[str, str]) -> Response:
+def _described(
+    scope: Scope, description: Description, accept: MIMEAccept, headers: dict[str, str]
+) -> Response:
     """I2C's answer: the record as JSON, as its page or as Dublin Core, as ``accept`` prefers."""
     record = description.record
     headers["Vary"] = "Accept"
@@ -238,7 +291,7 @@ def _described(description: Description, accept: MIMEAccept, headers: dict[str, 
             available=["application/json", "text/html", *_XML],
         )
     if media_type == "text/html":
-        return _record_page(description, 200, headers)
+        return _record_page(scope, description, 200, headers)
     if media_type == "application/json":
         return JSONResponse(_record_body(record, description.predecessors), headers=headers)
     return _xml_response(record, media_type, headers)
@@ -285,12 +338,20 @@ def _gone_problem(
     return JSONResponse(body, status_code=410, media_type=PROBLEM, headers=headers)
 
 
-def _record_page(description: Description, status: int, headers: dict[str, str]) -> HTMLResponse:
-    """The page of a URN (RFC 8458 §4.5's surrogate, the 410 page, I2C's landing page)."""
+def _record_page(
+    scope: Scope, description: Description, status: int, headers: dict[str, str]
+) -> HTMLResponse:
+    """The page of a URN (RFC 8458 §4.5's surrogate, the 410 page, I2C's landing page): a
+    landing page, which its ``Link`` header types as schema.org's ``AboutPage`` and its
+    JSON-LD describes (FAIR Signposting)."""
+    about = Link(ABOUT_PAGE, "type").header()
+    headers = {**headers, "Link": f"{headers['Link']}, {about}" if "Link" in headers else about}
+    metadata = json_ld(base_url(scope), description.record, description.usable)
     return html_page(
         "record.html",
         status,
         headers,
+        json_ld=Markup(script_json(metadata)),  # escaped for a <script> element
         record=record_json(description.record),
         locations=[
             {
