@@ -128,11 +128,13 @@ def _described_record(
     links = resolution_links(request.scope, alternates, record.successors, description.predecessors)
     headers = {"Link": links, "Vary": "Accept"} if links else {"Vary": "Accept"}
     if kind == "gone":
-        return _record_page(description, 410, headers)
+        return _record_page(request, description, 410, headers)
     if prefers_json(request.scope):
         body = _record_body(record, description.predecessors)
         return validated(request, JSONResponse(body, headers=headers), description.modified)
-    return validated(request, _record_page(description, 200, headers), description.modified)
+    return validated(
+        request, _record_page(request, description, 200, headers), description.modified
+    )
 
 
 def answer_service(request: Request, name: str, text: str) -> Response:
@@ -149,7 +151,7 @@ def answer_service(request: Request, name: str, text: str) -> Response:
     headers = {"Link": links} if links else {}
     if name in ("I2L", "I2Ls", "I2R", "I2Rs") and record.status == "deactivated":
         if wants_html(request):
-            return _record_page(description, 410, headers)
+            return _record_page(request, description, 410, headers)
         return _gone_problem(record, description.predecessors, headers)
     accept = accept_header(request.headers.get("accept"))
     if name in ("I2R", "I2Rs"):
@@ -162,7 +164,9 @@ def answer_service(request: Request, name: str, text: str) -> Response:
         listed = _listed(description, chosen, urn.q_component or "", headers, name == "I2Ls")
         return validated(request, listed, description.modified)
     if name == "I2C":
-        return validated(request, _described(description, accept, headers), description.modified)
+        return validated(
+            request, _described(request, description, accept, headers), description.modified
+        )
     if name == "I2Cs":
         xml = _xml_response(record, "application/xml", headers)
         return validated(request, xml, description.modified)
@@ -226,7 +230,9 @@ def _listed(
     return _uri_list_response(entries, headers)
 
 
-def _described(description: Description, accept: MIMEAccept, headers: dict[str, str]) -> Response:
+def _described(
+    request: Request, description: Description, accept: MIMEAccept, headers: dict[str, str]
+) -> Response:
     """I2C's answer: the record as JSON, as its page or as Dublin Core, as ``accept`` prefers."""
     record = description.record
     headers["Vary"] = "Accept"
@@ -238,7 +244,7 @@ def _described(description: Description, accept: MIMEAccept, headers: dict[str, 
             available=["application/json", "text/html", *_XML],
         )
     if media_type == "text/html":
-        return _record_page(description, 200, headers)
+        return _record_page(request, description, 200, headers)
     if media_type == "application/json":
         return JSONResponse(_record_body(record, description.predecessors), headers=headers)
     return _xml_response(record, media_type, headers)
@@ -285,9 +291,12 @@ def _gone_problem(
     return JSONResponse(body, status_code=410, media_type=PROBLEM, headers=headers)
 
 
-def _record_page(description: Description, status: int, headers: dict[str, str]) -> HTMLResponse:
+def _record_page(
+    request: Request, description: Description, status: int, headers: dict[str, str]
+) -> HTMLResponse:
     """The page of a URN (RFC 8458 §4.5's surrogate, the 410 page, I2C's landing page)."""
     return html_page(
+        request,
         "record.html",
         status,
         headers,
