@@ -54,6 +54,7 @@ def problem(
     if wants_html(request):
         # The page around the problem is in the reader's language, a ?lang= that names
         # none passed over (it may be the problem); the problem itself stays English.
+        headers["Vary"] = "Accept"  # a page or JSON, by Accept
         return html_page(request, "problem.html", status, headers, strict=False, problem=body)
     return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
 
