@@ -31,7 +31,7 @@ from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 from hypothesis import given
 from hypothesis import strategies as st
-from resolver_support import BROWSER, Resolver
+from resolver_support import BROWSER
 
 from urnkit.resolver.web.languages import (
     LANGUAGES,
@@ -56,19 +56,23 @@ def catalogue(path: Path, language: str | None = None) -> Catalog:
         return read_po(source, locale=language)
 
 
+def forms(value: object) -> tuple[str, ...]:
+    """A message's id or string as its forms: one, or the singular and plurals."""
+    if isinstance(value, str):
+        return (value,)
+    assert isinstance(value, tuple | list), value
+    return tuple(str(form) for form in value)
+
+
 def messages(found: Catalog) -> dict[str, tuple[str, ...]]:
     """Each message's msgid (its singular) and its msgid forms."""
-    return {
-        (m.id if isinstance(m.id, str) else m.id[0]): (m.id if isinstance(m.id, tuple) else (m.id,))
-        for m in found
-        if m.id
-    }
+    return {forms(m.id)[0]: forms(m.id) for m in found if m.id}
 
 
 def test_the_template_catalogue_is_what_the_templates_hold_now() -> None:
     # babel.cfg is the extraction's configuration, as `pybabel extract -F babel.cfg` reads it.
     with (ROOT / "babel.cfg").open() as config:
-        method_map, options_map = parse_mapping_cfg(config)
+        method_map, options_map = parse_mapping_cfg(config)  # type: ignore[no-untyped-call]
     extracted: dict[str, tuple[str, ...]] = {}
     for _file, _line, message, _comments, _context in extract_from_dir(
         str(ROOT), method_map, options_map
@@ -90,17 +94,18 @@ def test_there_is_a_catalogue_for_each_language_and_a_language_for_each_catalogu
 def test_every_message_is_translated(language: str) -> None:
     template = messages(catalogue(LOCALE / "messages.pot"))
     translated = catalogue(LOCALE / language / "LC_MESSAGES" / "messages.po", language)
-    assert translated.locale is not None and str(translated.locale) == language
+    assert translated.locale is not None
+    assert str(translated.locale) == language
     assert messages(translated) == template  # none missing, none left over
     for message in translated:
         if not message.id:
             continue
-        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        strings = forms(message.string)
         assert not message.fuzzy, f"{language}: fuzzy: {message.id!r}"
         if isinstance(message.id, tuple):  # every plural form of the language
             assert len(strings) == translated.num_plurals, f"{language}: {message.id!r}"
         assert all(text.strip() for text in strings), f"{language}: untranslated {message.id!r}"
-        english = message.id if isinstance(message.id, tuple) else (message.id,)
+        english = forms(message.id)
         for text in strings:
             # The placeholders of the English (``%(name)s``) and its markup, tag for tag; a
             # singular form may leave the number out ("over the last day").
@@ -269,7 +274,8 @@ def test_every_page_is_in_the_language_lang_names(
     links = switcher(parsed)
     assert set(links) == set(LANGUAGES)
     for tag, href in links.items():
-        assert href is not None and f"lang={tag}" in href
+        assert href is not None
+        assert f"lang={tag}" in href
         assert "q=urn" in href or "q=" not in path  # the search stays the search
     # The page's own links keep the language chosen.
     internal = [
@@ -392,12 +398,24 @@ def test_the_landing_page_in_finnish(
 
 
 # The day and the number as each locale writes them (CLDR), independently of Babel.
+SWEDISH_MONTHS = [
+    "jan.",
+    "feb.",
+    "mars",
+    "apr.",
+    "maj",
+    "juni",
+    "juli",
+    "aug.",
+    "sep.",
+    "okt.",
+    "nov.",
+    "dec.",
+]
 DAYS = {
     "en": lambda d: f"{d:%b} {d.day}, {d.year}",
     "fi": lambda d: f"{d.day}.{d.month}.{d.year}",
-    "sv": lambda d: (
-        f"{d.day} {('jan. feb. mars apr. maj juni juli aug. sep. okt. nov. dec.').split()[d.month - 1]} {d.year}"
-    ),
+    "sv": lambda d: f"{d.day} {SWEDISH_MONTHS[d.month - 1]} {d.year}",
     "de": lambda d: f"{d:%d.%m.%Y}",
     "cs": lambda d: f"{d.day}. {d.month}. {d.year}",
 }
