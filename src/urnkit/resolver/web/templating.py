@@ -11,7 +11,7 @@ says its ``Content-Language`` and, when ``Accept-Language`` chose it, varies by 
 >>> from starlette.requests import Request
 >>> finnish = Request({"type": "http", "query_string": b"lang=fi", "headers": []})
 >>> page = html_page(finnish, "home.html")
->>> page.headers["content-language"], page.headers["content-security-policy"][:19]
+>>> page.headers["content-language"], page.headers["content-security-policy"][:18]
 ('fi', "default-src 'none'")
 >>> '<html lang="fi">' in page.body.decode()
 True
