@@ -356,6 +356,9 @@ def test_problem_details_stay_english(anonymous: httpx.Client, unique: str) -> N
         assert shown.status_code == 404
         assert page(shown).lang == accept_language
         assert '<h1 lang="en">404 Not found</h1>' in shown.text
+    english = anonymous.get(f"/{urn}", headers={"Accept": BROWSER})
+    assert page(english).lang == "en"
+    assert "Problem details are given in English" not in english.text  # said in the others
 
 
 def test_the_redirect_does_not_depend_on_the_language(
