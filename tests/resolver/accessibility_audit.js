@@ -12,8 +12,19 @@ for (const h of document.querySelectorAll('h1, h2, h3, h4, h5, h6')) {
   if (n > level + 1) say(`${h.tagName} "${h.textContent.trim()}" follows h${level} [1.3.1]`);
   level = n;
 }
-for (const tag of ['header', 'nav', 'main', 'footer']) {
+for (const tag of ['header', 'main', 'footer']) {
   if (document.getElementsByTagName(tag).length !== 1) say(`not one <${tag}> landmark [1.3.1]`);
+}
+// Navigation: at least one; more (the main menu, the language switcher) each with a name of
+// its own, so that a screen reader's list of landmarks tells them apart (ARIA 1.2 landmarks).
+const navs = [...document.getElementsByTagName('nav')];
+if (navs.length === 0) say('no <nav> landmark [1.3.1]');
+const navNames = navs.map((nav) => (nav.getAttribute('aria-label') || '').trim());
+if (navs.length > 1 && (navNames.includes('') || new Set(navNames).size !== navs.length))
+  say('<nav> landmarks without names of their own [1.3.1, 2.4.1]');
+// Each part in another language than the page's says so (lang), as a well-formed tag.
+for (const part of document.querySelectorAll('[lang]')) {
+  if (!/^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/.test(part.lang)) say(`lang="${part.lang}" is no language tag [3.1.2]`);
 }
 for (const input of document.querySelectorAll('input, select, textarea')) {
   if (input.type === 'hidden') continue;

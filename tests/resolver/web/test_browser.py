@@ -274,7 +274,8 @@ def test_every_page_passes_the_automated_accessibility_checks(
 def test_the_accessibility_checks_find_what_is_wrong(browser: Chrome) -> None:
     page = (
         "<html><body><h1>A</h1><h3>C</h3><input id=x><a href=/></a><img src=/i>"
-        "<table><tr><th>H</th></tr></table><p style='color:#999'>faint</p></body></html>"
+        "<table><tr><th>H</th></tr></table><p style='color:#999'>faint</p>"
+        "<nav aria-label=Main></nav><nav aria-label=Main></nav><p lang=fi_FI>x</p></body></html>"
     )
     browser.get("data:text/html;charset=utf-8," + quote(page))
     found = "\n".join(audit(browser))
@@ -289,5 +290,7 @@ def test_the_accessibility_checks_find_what_is_wrong(browser: Chrome) -> None:
         'th "H" without scope',
         "not a working skip link",
         'contrast 2.85 of "faint"',
+        "<nav> landmarks without names of their own",
+        'lang="fi_FI" is no language tag',
     ]:
         assert problem in found

@@ -100,11 +100,14 @@ def cached(server: tuple[str, str]) -> Iterator[Cached]:
 def test_each_resolution_outcome_has_its_max_age_and_varies_by_accept(
     cached: Cached, path: str, headers: dict[str, str], status: int, max_age: int
 ) -> None:
-    # RFC 9111 §5.2.2.1: max-age; RFC 9110 §12.5.5: the answer is negotiated by Accept.
+    # RFC 9111 §5.2.2.1: max-age; RFC 9110 §12.5.5: the answer is negotiated by Accept, and
+    # a page also by Accept-Language (§12.5.4: its language; docs/languages.md).
     answer = cached.anonymous.get(path.format(n=cached.n), headers=headers)
     assert answer.status_code == status
     assert answer.headers["cache-control"] == f"max-age={max_age}"
-    assert answer.headers["vary"] == "Accept"
+    page = answer.headers.get("content-type", "").startswith("text/html")
+    assert page == (headers is HTML)
+    assert answer.headers["vary"] == ("Accept, Accept-Language" if page else "Accept")
 
 
 @pytest.mark.parametrize(

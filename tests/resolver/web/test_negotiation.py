@@ -129,7 +129,9 @@ def test_successor_and_predecessor_links_on_every_answer(
     for accept in (JSON, BROWSER):
         gone = anonymous.get(f"/{old}", headers={"Accept": accept})
         assert gone.status_code == 410
-        assert gone.headers["vary"] == "Accept"
+        # A page is in the language Accept-Language chooses (docs/languages.md).
+        varies = "Accept" if accept == JSON else "Accept, Accept-Language"
+        assert gone.headers["vary"] == varies
         assert _versions(gone) == [(f"{base}/{new}", "successor-version"),
                                (f"{base}/{unlocated}", "successor-version")]  # fmt: skip
     assert anonymous.get(f"/{old}").headers["content-type"].startswith(PROBLEM)
@@ -235,12 +237,13 @@ def test_the_landing_page_shows_everything_known_of_a_urn(
     assert list(cells) == urls(unique)  # every location, best first
     assert cells[urls(unique)[0]][:2] == ["1", "Page"]
     assert cells[urls(unique)[0]][3] == "text/html"
-    assert cells[urls(unique)[0]][4].startswith("ok since 20")
-    assert cells[urls(unique)[1]][4].startswith("broken since 20")
+    # The day in CLDR's medium English format (Nov 25, 2026); ISO 8601 in <time datetime>.
+    assert re.fullmatch(r"ok since [A-Z][a-z]{2} \d{1,2}, 20\d\d", cells[urls(unique)[0]][4])
+    assert re.fullmatch(r"broken since [A-Z][a-z]{2} \d{1,2}, 20\d\d", cells[urls(unique)[1]][4])
     assert cells[urls(unique)[3]][3:] == ["", "not checked"]
     assert ["title", f"Negotiated {unique}"] in page.rows
     assert ["creators", "Ann Author"] in page.rows
-    changes = [row[1] for row in page.rows if len(row) == 4 and row[0] != "When"]
+    changes = [row[1] for row in page.rows if len(row) == 4 and row[0] != "When (UTC)"]
     assert changes == ["created", "patched"]  # history, oldest first
     assert f"/{older}?s=I2C" in page.hrefs  # its predecessor's own landing page
     assert "active" in response.text

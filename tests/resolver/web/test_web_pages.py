@@ -241,8 +241,10 @@ def test_statistics_count_resolutions_of_registered_urns_per_prefix_per_day(
     time.sleep(1.5)  # one more flush: nothing counted twice
     assert statistics(api, prefix) == 7
     page = api.get("/statistics", params={"days": 1})
-    today = datetime.now(UTC).date().isoformat()
-    assert [today, prefix, "7"] in tables(page.text).rows
+    today = datetime.now(UTC).date()
+    # CLDR's medium English date (the day's <time datetime> is ISO 8601): Nov 25, 2026.
+    assert [f"{today:%b} {today.day}, {today.year}", prefix, "7"] in tables(page.text).rows
+    assert f'<time datetime="{today.isoformat()}">' in page.text
     assert tables(page.text).captions == ["Resolutions per prefix per day, the newest day first"]
     answer = api.get("/api/v1/statistics", params={"days": 7}).json()
     assert answer["since"] == (datetime.now(UTC).date() - timedelta(days=6)).isoformat()

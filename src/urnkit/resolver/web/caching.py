@@ -4,7 +4,8 @@ Resolution's answers (``/{urn}``, ``/uri-res/…``) may be cached by any cache f
 :class:`CachePolicy` says for their status: a redirect and a record's page for minutes (a
 location may change at any time), a 404 for less (a URN may be registered at any time), a 400
 and a 410 for a day (a URN that is not one stays so; a deactivated URN is never active again:
-RFC 8458 §4.1). They vary by ``Accept`` (a client preferring JSON gets the record). An answer
+RFC 8458 §4.1). They vary by ``Accept`` (a client preferring JSON gets the record), pages also
+by ``Accept-Language`` unless their ``?lang=`` chose the language. An answer
 to a request with ``Authorization``, and to any method but ``GET`` and ``HEAD``, is
 ``no-store``. Representations of records, their history, RFC 2483's answers and OAI-PMH's get
 an ``ETag`` (of the body: exact, whatever the representation shows) and ``Last-Modified``,
@@ -95,7 +96,8 @@ def cache_controlled(app: ASGIApp, policy: CachePolicy) -> ASGIApp:
     """``app`` with ``Cache-Control`` on its answers: ``no-store`` for a request with
     ``Authorization`` or a method other than GET and HEAD (whatever the route said), else, on
     resolution's paths, the policy's value for the status unless the route set one, and
-    ``Vary: Accept`` unless the route said what the answer varies by."""
+    ``Vary: Accept`` unless the route's ``Vary`` names it (a page's may name only
+    ``Accept-Language``: :mod:`urnkit.resolver.web.templating`)."""
     headers = {status: policy.header(status) for status in range(100, 600)}
 
     async def controlled(scope: Scope, receive: Receive, send: Send) -> None:
@@ -117,7 +119,7 @@ def cache_controlled(app: ASGIApp, policy: CachePolicy) -> ASGIApp:
                     message["headers"] = [*kept, (_CACHE_CONTROL, NO_STORE)]
                 else:
                     names = {name.lower() for name, _ in fields}
-                    added = [] if _VARY in names else [_VARY_ACCEPT]
+                    added = [] if _varies_by_accept(fields) else [_VARY_ACCEPT]
                     if _CACHE_CONTROL not in names:
                         added.append((_CACHE_CONTROL, headers[message["status"]]))
                     message["headers"] = [*fields, *added]
@@ -126,6 +128,22 @@ def cache_controlled(app: ASGIApp, policy: CachePolicy) -> ASGIApp:
         await app(scope, receive, sending)
 
     return controlled
+
+
+def _varies_by_accept(fields: list[tuple[bytes, bytes]]) -> bool:
+    """Whether a ``Vary`` field of ``fields`` names ``Accept`` (RFC 9110 §12.5.5).
+
+    >>> _varies_by_accept([(b"vary", b"Accept-Language")])
+    False
+    >>> _varies_by_accept([(b"Vary", b"Accept-Language, accept")])
+    True
+    """
+    return any(
+        token.strip().lower() == b"accept"
+        for name, value in fields
+        if name.lower() == _VARY
+        for token in value.split(b",")
+    )
 
 
 def validated(

@@ -52,7 +52,10 @@ def problem(
     body = problem_body(status, title, detail, problem_type, **extensions)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
     if wants_html(request):
-        return html_page("problem.html", status, headers, problem=body)
+        # The page around the problem is in the reader's language, a ?lang= that names
+        # none passed over (it may be the problem); the problem itself stays English.
+        headers["Vary"] = "Accept"  # a page or JSON, by Accept
+        return html_page(request, "problem.html", status, headers, strict=False, problem=body)
     return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
 
 

@@ -2,30 +2,106 @@
 autoescaped), with the pages' security headers (:mod:`urnkit.resolver.web.security`); their
 stylesheet and scripts are files under ``urnkit/resolver/static``, served at ``/static``.
 
->>> page = html_page("home.html")
->>> page.headers["content-security-policy"].startswith("default-src 'none'")
+Each page is in the language :func:`~urnkit.resolver.web.languages.page_language` picks: one
+Jinja2 environment per language, made at start-up, with the language's messages (Jinja2's
+``i18n`` extension, new-style gettext: placeholders are escaped) and Babel's number and date
+formats of its locale (CLDR) as filters: ``number``, ``day`` and ``moment`` (UTC). The answer
+says its ``Content-Language`` and, when ``Accept-Language`` chose it, varies by that header.
+
+>>> from starlette.requests import Request
+>>> finnish = Request({"type": "http", "query_string": b"lang=fi", "headers": []})
+>>> page = html_page(finnish, "home.html")
+>>> page.headers["content-language"], page.headers["content-security-policy"][:18]
+('fi', "default-src 'none'")
+>>> '<html lang="fi">' in page.body.decode()
 True
 """
 
 from collections.abc import Mapping
+from datetime import UTC, date, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
+from babel import Locale
+from babel.dates import format_date, format_datetime
+from babel.numbers import format_decimal
+from fastapi import Request
 from fastapi.responses import HTMLResponse
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
+from jinja2.runtime import Context
 
+from urnkit.resolver.web.languages import LANGUAGES, page_language, translations
 from urnkit.resolver.web.security import PAGE_HEADERS
 
-TEMPLATES = Environment(
-    loader=FileSystemLoader(Path(__file__).parent.parent / "templates"),
-    autoescape=select_autoescape(["html"]),
-)
+# Each language named in itself (CLDR), for the switcher: "suomi", "svenska", "Deutsch" …
+AUTONYMS = {tag: Locale.parse(tag).get_display_name(tag) or tag for tag in LANGUAGES}
+
+
+def _day(value: date | str, language: str) -> str:
+    """A day as its language writes it: 25.11.2026, Nov 25, 2026 …"""
+    day = date.fromisoformat(value[:10]) if isinstance(value, str) else value
+    return format_date(day, "medium", locale=language)
+
+
+def _moment(value: str, language: str) -> str:
+    """A stored time (ISO 8601) in UTC, as its language writes a date and time."""
+    return format_datetime(datetime.fromisoformat(value), "medium", tzinfo=UTC, locale=language)
+
+
+@pass_context
+def _keeping_language(context: Context, url: str) -> str:
+    """``url`` (of a page here) with the ``?lang=`` the page was asked in, if any."""
+    chosen = context.get("chosen")
+    if chosen is None:
+        return url
+    return f"{url}{'&' if '?' in url else '?'}lang={chosen}"
+
+
+def _environment(language: str) -> Environment:
+    environment = Environment(
+        loader=FileSystemLoader(Path(__file__).parent.parent / "templates"),
+        autoescape=select_autoescape(["html"]),
+        extensions=["jinja2.ext.i18n"],
+    )
+    environment.install_gettext_translations(  # type: ignore[attr-defined]
+        translations(language), newstyle=True
+    )
+    environment.filters.update(
+        number=partial(format_decimal, locale=language),
+        day=partial(_day, language=language),
+        moment=partial(_moment, language=language),
+        keep_lang=_keeping_language,
+    )
+    environment.policies["ext.i18n.trimmed"] = True  # as babel.cfg extracts them
+    environment.globals.update(lang=language, autonyms=AUTONYMS)
+    return environment
+
+
+TEMPLATES = {language: _environment(language) for language in LANGUAGES}
 
 
 def html_page(
-    template: str, status: int = 200, headers: Mapping[str, str] | None = None, **context: Any
+    request: Request,
+    template: str,
+    status: int = 200,
+    headers: Mapping[str, str] | None = None,
+    strict: bool = True,
+    **context: Any,
 ) -> HTMLResponse:
-    """``template`` rendered with ``context``: a response of ``status`` with ``headers`` and
-    the pages' security headers."""
-    body = TEMPLATES.get_template(template).render(**context)
-    return HTMLResponse(body, status_code=status, headers={**PAGE_HEADERS, **(headers or {})})
+    """``template`` rendered with ``context`` in the language of ``request`` (``strict``: see
+    :func:`~urnkit.resolver.web.languages.page_language`): a response of ``status`` with
+    ``headers`` and the pages' security headers. The page gets ``chosen`` (the ``?lang=``
+    its links keep, or None) and ``switch``: each language's URL of the same page."""
+    language = page_language(request, strict)
+    fields = {**PAGE_HEADERS, **(headers or {}), "Content-Language": language.tag}
+    if not language.chosen:
+        vary = fields.get("Vary")
+        fields["Vary"] = f"{vary}, Accept-Language" if vary else "Accept-Language"
+    kept = [(name, value) for name, value in request.query_params.multi_items() if name != "lang"]
+    switch = {tag: "?" + urlencode([*kept, ("lang", tag)]) for tag in LANGUAGES}
+    chosen = language.tag if language.chosen else None
+    page = TEMPLATES[language.tag].get_template(template)
+    body = page.render(chosen=chosen, switch=switch, **context)
+    return HTMLResponse(body, status_code=status, headers=fields)

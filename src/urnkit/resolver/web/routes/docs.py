@@ -4,7 +4,7 @@ initialisation (``static/docs.js``) and Swagger UI's files, which the fastapi-of
 ships (``/static/swagger-ui/``); so ``/docs`` works offline, loads nothing from a CDN and runs
 under the pages' Content-Security-Policy, which allows no inline script."""
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -20,6 +20,6 @@ router.mount("/static", StaticFiles(packages=[("urnkit.resolver", "static")]), n
 
 
 @router.get("/docs", response_class=HTMLResponse)
-def docs() -> HTMLResponse:
+def docs(request: Request) -> HTMLResponse:
     """Swagger UI over ``/openapi.json``."""
-    return html_page("docs.html")
+    return html_page(request, "docs.html")

@@ -10,7 +10,7 @@ layer these routes only read the request, call the service and render what it re
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from urnkit.resolver.domain import InvalidURNError, UnacceptableError
@@ -37,12 +37,13 @@ def search_kind(text: str) -> SearchBy:
 
 
 @router.get("/")
-def home() -> HTMLResponse:
-    return html_page("home.html")
+def home(request: Request) -> HTMLResponse:
+    return html_page(request, "home.html")
 
 
 @router.get("/search")
 def search(
+    request: Request,
     services: ServiceDep,
     q: Annotated[str, Query(max_length=4000)] = "",
     by: Literal["auto", "urn", "url", "title"] = "auto",
@@ -53,29 +54,30 @@ def search(
     kind = search_kind(text) if by == "auto" else by
     context: dict[str, Any] = {"q": text, "by": by, "kind": kind, "records": None}
     if not text:
-        return html_page("search.html", **context)
+        return html_page(request, "search.html", **context)
     try:
         found, after = services.overview.search(kind, text, int(cursor or 0), PAGE_SIZE)
     except InvalidURNError as error:
-        return html_page("search.html", 400, error=error, **context)
+        return html_page(request, "search.html", 400, error=error, **context)
     except UnacceptableError as error:
-        return html_page("search.html", 422, error=error, **context)
+        return html_page(request, "search.html", 422, error=error, **context)
     context["records"] = [record_json(record) for record in found]
     context["next_cursor"] = after
-    return html_page("search.html", **context)
+    return html_page(request, "search.html", **context)
 
 
 @router.get("/prefixes")
-def prefixes(services: ServiceDep) -> HTMLResponse:
+def prefixes(request: Request, services: ServiceDep) -> HTMLResponse:
     """The public register of delegated prefixes (RFC 8458 §4.3)."""
-    return html_page("prefixes.html", register=services.overview.register())
+    return html_page(request, "prefixes.html", register=services.overview.register())
 
 
 @router.get("/statistics")
 def statistics(
+    request: Request,
     services: ServiceDep,
     days: Annotated[int, Query(ge=1, le=MAX_STATISTICS_DAYS)] = STATISTICS_DAYS,
 ) -> HTMLResponse:
     """Resolutions per prefix per day (UTC)."""
     counts = services.overview.statistics(days)
-    return html_page("statistics.html", counts=counts, days=days)
+    return html_page(request, "statistics.html", counts=counts, days=days)

@@ -151,11 +151,11 @@ def _described_record(
     record = description.record
     headers = {"Link": _record_links(request.scope, description, alternates), "Vary": "Accept"}
     if kind == "gone":
-        return _record_page(request.scope, description, 410, headers)
+        return _record_page(request, description, 410, headers)
     if preferred_json(request.scope):
         body = _record_body(record, description.predecessors)
         return validated(request, JSONResponse(body, headers=headers), description.modified)
-    page = _record_page(request.scope, description, 200, headers)
+    page = _record_page(request, description, 200, headers)
     return validated(request, page, description.modified)
 
 
@@ -199,7 +199,7 @@ def answer_service(request: Request, name: str, text: str) -> Response:
     headers = {"Link": _record_links(request.scope, description, alternates)}
     if name in ("I2L", "I2Ls", "I2R", "I2Rs") and record.status == "deactivated":
         if wants_html(request):
-            return _record_page(request.scope, description, 410, headers)
+            return _record_page(request, description, 410, headers)
         return _gone_problem(record, description.predecessors, headers)
     accept = accept_header(request.headers.get("accept"))
     if name in ("I2R", "I2Rs"):
@@ -212,7 +212,7 @@ def answer_service(request: Request, name: str, text: str) -> Response:
         listed = _listed(description, chosen, urn.q_component or "", headers, name == "I2Ls")
         return validated(request, listed, description.modified)
     if name == "I2C":
-        described = _described(request.scope, description, accept, headers)
+        described = _described(request, description, accept, headers)
         return validated(request, described, description.modified)
     if name == "I2Cs":
         xml = _xml_response(record, "application/xml", headers)
@@ -278,7 +278,7 @@ def _listed(
 
 
 def _described(
-    scope: Scope, description: Description, accept: MIMEAccept, headers: dict[str, str]
+    request: Request, description: Description, accept: MIMEAccept, headers: dict[str, str]
 ) -> Response:
     """I2C's answer: the record as JSON, as its page or as Dublin Core, as ``accept`` prefers."""
     record = description.record
@@ -291,7 +291,7 @@ def _described(
             available=["application/json", "text/html", *_XML],
         )
     if media_type == "text/html":
-        return _record_page(scope, description, 200, headers)
+        return _record_page(request, description, 200, headers)
     if media_type == "application/json":
         return JSONResponse(_record_body(record, description.predecessors), headers=headers)
     return _xml_response(record, media_type, headers)
@@ -339,15 +339,16 @@ def _gone_problem(
 
 
 def _record_page(
-    scope: Scope, description: Description, status: int, headers: dict[str, str]
+    request: Request, description: Description, status: int, headers: dict[str, str]
 ) -> HTMLResponse:
     """The page of a URN (RFC 8458 §4.5's surrogate, the 410 page, I2C's landing page): a
     landing page, which its ``Link`` header types as schema.org's ``AboutPage`` and its
     JSON-LD describes (FAIR Signposting)."""
     about = Link(ABOUT_PAGE, "type").header()
     headers = {**headers, "Link": f"{headers['Link']}, {about}" if "Link" in headers else about}
-    metadata = json_ld(base_url(scope), description.record, description.usable)
+    metadata = json_ld(base_url(request.scope), description.record, description.usable)
     return html_page(
+        request,
         "record.html",
         status,
         headers,
