@@ -30,6 +30,7 @@ from urnkit.resolver.domain import (
 )
 from urnkit.resolver.domain.dublin_core import oai_dc_xml
 from urnkit.resolver.services import Services
+from urnkit.resolver.services.resolution import Resolution
 from urnkit.resolver.services.rfc2483 import (
     ALIASES,
     REQUESTS,
@@ -95,6 +96,8 @@ async def resolve_request(request: Request) -> Response:
         metrics.resolved("error")
         raise
     metrics.resolved(resolution.kind)
+    if resolution.kind == "choices":
+        return _choices(request, resolution)
     if resolution.kind == "redirect" and (
         not resolution.alternates or not prefers_json(request.scope)
     ):
@@ -111,9 +114,41 @@ async def resolve_request(request: Request) -> Response:
         links = resolution_links(request.scope, (), record.successors, resolution.predecessors)
         headers = {"Link": links, "Vary": "Accept"} if links else {"Vary": "Accept"}
         return _gone_problem(record, resolution.predecessors, headers)
+    described = text if resolution.via is None else str(resolution.urn)  # the record's URN
     return await asyncio.to_thread(
-        _described_record, request, text, resolution.kind, resolution.alternates
+        _described_record, request, described, resolution.kind, resolution.alternates
     )
+
+
+_CHOICES_TYPES = ("text/html", "text/uri-list", "application/json")
+
+
+def _choices(request: Request, resolution: Resolution) -> Response:
+    """The answer for a URN of another namespace that several records here carry: 300
+    Multiple Choices (RFC 9110 §15.4.1), their URNs as ``text/uri-list`` (RFC 2483 §5), as JSON
+    or, by default, as a page listing them."""
+    identifier = resolution.urn.assigned_name
+    chosen = negotiate(accept_header(request.headers.get("accept")), _CHOICES_TYPES)
+    if chosen is None:
+        raise NotAcceptableError(
+            f"{identifier} is carried by several records, listed as "
+            f"{', '.join(_CHOICES_TYPES)}; the request's Accept takes none of them",
+            available=list(_CHOICES_TYPES),
+        )
+    headers = {"Vary": "Accept"}
+    if chosen == "text/uri-list":
+        entries: list[tuple[str | None, str | None]] = [(None, f"the URNs carrying {identifier}")]
+        entries += [(urn, title) for urn, title in resolution.choices]
+        response = Response(uri_list(entries), 300, headers, "text/uri-list; charset=utf-8")
+        return validated(request, response, None)
+    if chosen == "application/json":
+        urns = [{"urn": urn, "title": title} for urn, title in resolution.choices]
+        body = {"identifier": identifier, "records": urns}
+        return validated(request, JSONResponse(body, 300, headers), None)
+    page = html_page(
+        "choices.html", 300, headers, identifier=identifier, choices=resolution.choices
+    )
+    return validated(request, page, None)
 
 
 def _described_record(
