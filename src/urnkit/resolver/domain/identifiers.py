@@ -4,8 +4,8 @@
 (:meth:`urnkit.urn.URN.equivalence_key`: an ISBN-10 and its ISBN-13 share one), so that any
 of its forms finds the record; a local id is unique within the organisation owning the record.
 
->>> sorted(identifier_keys({"identifiers": ["urn:isbn:0-451-45052-3", "URN:ISSN:0167-642x"]}))
-['urn:isbn:9780451450524', 'urn:issn:0167-642X']
+>>> sorted(identifier_keys({"identifiers": ["urn:isbn:0-451-45052-3", "URN:ISSN:03178471"]}))
+['urn:isbn:9780451450524', 'urn:issn:0317-8471']
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def check_identifiers(
     >>> check_identifiers({"identifiers": ["urn:isbn:0-451-45052-4"]})
     Traceback (most recent call last):
     ...
-    urnkit.resolver.domain.errors.UnacceptableInputError: /metadata/identifiers/0: not an ...
+    urnkit.resolver.domain.UnacceptableInputError: /metadata/identifiers/0: not an acceptable ...
     """
     found = list(_violations(metadata, location))
     if found:
