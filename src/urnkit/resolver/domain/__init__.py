@@ -51,6 +51,7 @@ from urnkit.resolver.domain.identifiers import (
     check_identifiers,
     identifier_key,
     identifier_keys,
+    is_identifier,
     local_id,
 )
 from urnkit.resolver.domain.links import (
@@ -158,6 +159,7 @@ __all__ = [
     "dot_segments",
     "identifier_key",
     "identifier_keys",
+    "is_identifier",
     "json_pointer",
     "link_verdict",
     "local_id",

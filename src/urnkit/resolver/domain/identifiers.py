@@ -48,6 +48,16 @@ def identifier_keys(metadata: Mapping[str, Any]) -> set[str]:
     return {key for text in given if (key := _key(text)) is not None}
 
 
+def is_identifier(text: str) -> bool:
+    """Whether ``text`` is a URN a record may carry in ``metadata.identifiers``: acceptable by
+    its namespace's rules, not a URN:NBN.
+
+    >>> is_identifier("urn:issn:0317-8471"), is_identifier("urn:nbn:fi-1"), is_identifier("x")
+    (True, False, False)
+    """
+    return _identifier_reason(text) is None
+
+
 def local_id(metadata: Mapping[str, Any]) -> str | None:
     """The record's local id, if ``metadata.local_id`` holds an acceptable one.
 

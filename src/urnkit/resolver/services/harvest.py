@@ -11,7 +11,9 @@ the whole list was read.
 
 In each record, a ``dc:identifier`` is a URN when it is ``urn:nbn:…`` in any case, or an http(s)
 URL whose path is one (a resolver's link such as ``http://urn.fi/URN:NBN:fi-…``); it is a
-location when it is any other http(s) URL. A URN outside the organisation's prefixes, or a URL
+location when it is any other http(s) URL; a URN of another namespace (``urn:isbn:…``,
+``urn:issn:…``, acceptable by its namespace's rules) is one of ``metadata.identifiers``, through
+which it resolves. A URN outside the organisation's prefixes, or a URL
 that does not match the pattern, is refused and reported, never written. A record whose header
 says ``status="deleted"`` takes the locations away from the records it gave (a URN is never
 deleted, RFC 8458 §4.1): they resolve to their metadata page. Writing what is already stored
@@ -47,6 +49,7 @@ from urnkit.resolver.domain import (
     UnacceptableError,
     check_record,
     check_resolvable,
+    is_identifier,
     parse_urn,
     prefix_of,
 )
@@ -57,6 +60,7 @@ from urnkit.resolver.domain.dublin_core import (
     is_dublin_core_name,
     metadata_from_oai_dc,
 )
+from urnkit.resolver.domain.identifiers import IDENTIFIERS
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.locations import check_locations
 from urnkit.resolver.services.oai_repository import OAIError, parse_datestamp
@@ -117,6 +121,7 @@ def parse_item(record: ET.Element) -> Item:
         return Item(identifier.strip())
     urns: list[str] = []
     urls: list[str] = []
+    others: list[str] = []
     for element in dc.iterfind(f"{{{DC}}}identifier"):
         text = (element.text or "").strip()
         urn = urn_in(text)
@@ -124,7 +129,12 @@ def parse_item(record: ET.Element) -> Item:
             urns.append(urn)
         elif text[:7].lower() == "http://" or text[:8].lower() == "https://":
             urls.append(text)
-    return Item(identifier.strip(), False, tuple(urns), tuple(urls), metadata_from_oai_dc(dc))
+        elif is_identifier(text):
+            others.append(text)
+    metadata: dict[str, object] = metadata_from_oai_dc(dc)
+    if others:  # the record's other identifiers (domain/identifiers.py)
+        metadata[IDENTIFIERS] = others
+    return Item(identifier.strip(), False, tuple(urns), tuple(urls), metadata)
 
 
 @dataclass
