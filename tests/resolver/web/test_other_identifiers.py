@@ -73,6 +73,14 @@ def test_a_urn_of_another_namespace_resolves_through_the_record_carrying_it(
         assert _search(client, "thesis/ident/1") == [urn]
         assert _search(client, "urn:isbn:978-0-451-45052-4") == []
         assert _search(client, "thesis/ident/none") == []
+        # The search page: a URN of another namespace is searched as an identifier by itself.
+        page = client.get("/search", params={"q": f"urn:isbn:{ISBN10}"})
+        assert page.status_code == 200
+        assert f'<a href="/{urn}?s=I2C">' in page.text
+        page = client.get("/search", params={"q": "thesis/ident/1", "by": "identifier"})
+        assert f'<a href="/{urn}?s=I2C">' in page.text
+        page = client.get("/search", params={"q": "thesis/ident/none", "by": "identifier"})
+        assert "No record carries this identifier." in page.text
 
 
 def test_a_record_without_a_location_is_shown_through_its_other_identifier(
