@@ -385,6 +385,10 @@ FIRST_ROUTES: tuple[BaseRoute, ...] = (
 RESOLUTION_RESPONSES: dict[int | str, dict[str, Any]] = {
     **problem_responses(400, 404),
     200: {"description": "A page of the record's metadata (RFC 8458 §4.5)"},
+    300: {
+        "description": "Multiple Choices: a URN of another namespace (urn:isbn:…) that several "
+        "records carry in metadata.identifiers; their URN:NBNs as a page, text/uri-list or JSON"
+    },
     302: {"description": "Found: the highest-priority location; Link names them all"},
     410: {"description": "Gone: deactivated; the Link headers name its successors"},
 }
