@@ -9,6 +9,7 @@ The ISBNs, ISSNs and UUIDs here are this file's own: the server is shared by the
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -263,3 +264,23 @@ def test_imported_records_lead_from_their_identifiers(resolver: Resolver, tmp_pa
         assert found.headers["location"] == "https://example.org/11"
         assert _search(client, "import-11") == ["urn:nbn:fi:test-ident-11"]
         assert client.get("/api/v1/urns/urn:nbn:fi:test-ident-12").status_code == 404
+
+
+def test_concurrent_claims_of_one_local_id_give_one_record(
+    resolver: Resolver, api: httpx.Client
+) -> None:
+    # Eight writers at once: one record holds the local id, the others are refused 409 (never
+    # a server error), on either database.
+    def claim(number: int) -> int:
+        with resolver.client(resolver.registrant_token) as client:
+            answer = client.put(
+                f"/api/v1/urns/urn:nbn:fi:test-ident-race-{number}",
+                json={"locations": [], "metadata": {"local_id": "shelf-race"}},
+            )
+            return answer.status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        statuses = sorted(pool.map(claim, range(8)))
+    assert statuses == [201] + [409] * 7
+    with httpx.Client(base_url=resolver.base_url) as client:
+        assert len(_search(client, "shelf-race")) == 1

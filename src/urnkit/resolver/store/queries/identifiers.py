@@ -4,6 +4,7 @@ local id its metadata carries (:mod:`urnkit.resolver.domain.identifiers`), index
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -13,6 +14,8 @@ from urnkit.resolver.domain import ConflictError
 from urnkit.resolver.domain.identifiers import LOCAL_ID, identifier_keys, local_id
 from urnkit.resolver.store.queries.base import Queries, one_of
 from urnkit.resolver.store.tables import record_identifiers, records
+
+_CLAIM = sa.text("SELECT pg_advisory_xact_lock(:key)")
 
 Identified = tuple[int, int, Mapping[str, Any]]
 """A record as its identifiers are indexed: its row id, its owner's id, its metadata."""
@@ -44,7 +47,8 @@ class Identifiers(Queries):
                 if held.setdefault((owner_id, own), record_id) != record_id:
                     self._refuse(own, held[(owner_id, own)])
                 rows.append({"key": own, "record_id": record_id, "organisation_id": owner_id})
-        for (owner_id, own), record_id in held.items():
+        for (owner_id, own), record_id in sorted(held.items()):
+            self._claim(owner_id, own)
             holder = self.connection.scalar(
                 sa.select(record_identifiers.c.record_id).where(
                     record_identifiers.c.organisation_id == owner_id,
@@ -56,6 +60,16 @@ class Identifiers(Queries):
                 self._refuse(own, holder)
         if rows:
             self.connection.execute(record_identifiers.insert(), rows)
+
+    def _claim(self, owner_id: int, own: str) -> None:
+        """On PostgreSQL, wait for any other transaction claiming the organisation's local id
+        ``own`` to end (a transaction-scoped advisory lock), so that the check after it sees
+        what that one wrote: two concurrent claims give one record and one 409, not a unique
+        violation. SQLite's writers are serialized already (``BEGIN IMMEDIATE``)."""
+        if self.dialect == "postgresql":
+            name = f"record_identifiers:{owner_id}:{own}".encode()
+            key = int.from_bytes(hashlib.sha256(name).digest()[:8], "big", signed=True)
+            self.connection.execute(_CLAIM, {"key": key})
 
     def _refuse(self, own: str, holder: int) -> None:
         urn = self.connection.scalar(sa.select(records.c.urn).where(records.c.id == holder))
