@@ -490,3 +490,31 @@ def test_a_harvest_refuses_urns_with_dot_segments(
     assert "RFC 3986 §5.2.4" in output
     assert anonymous.get(f"/api/v1/urns/urn:nbn:fi:test-{unique}3").status_code == 200
     assert anonymous.get(f"/api/v1/urns/urn:nbn:fi:test-{unique}1").status_code == 404
+
+
+def test_a_harvested_urn_of_another_namespace_leads_to_the_record(
+    resolver: Resolver, upstream: Upstream, anonymous: httpx.Client, unique: str
+) -> None:
+    # A dc:identifier that is a URN:UUID (RFC 9562 §4) is one of metadata.identifiers; a
+    # malformed one, or text that is no URN, is left out as before.
+    name = f"others-{unique}"
+    uuid = f"urn:uuid:{unique[:8]}-0000-4000-8000-{unique}"  # 8-4-4-4-12 hex digits
+    upstream.add(
+        "oai:repo:1",
+        OLD,
+        identifier=[
+            f"urn:nbn:fi:test-{unique}1",
+            "https://repo.example.org/items/1",
+            uuid.upper(),
+            "urn:uuid:not-a-uuid",
+            "ISBN 978-0-8044-2957-3",
+        ],
+        title=["Other"],
+    )
+    add_source(resolver, name, upstream)
+    assert "1 created" in harvest(resolver, name).stdout
+    record = anonymous.get(f"/api/v1/urns/urn:nbn:fi:test-{unique}1").json()
+    assert record["metadata"] == {"title": "Other", "identifiers": [uuid.upper()]}
+    found = anonymous.get(f"/{uuid}")  # any case of a UUID's hex digits
+    assert found.status_code == 302, found.text
+    assert found.headers["location"] == "https://repo.example.org/items/1"

@@ -16,6 +16,7 @@ from urnkit.resolver.store.tables import (
     link_checks,
     links,
     locations,
+    record_identifiers,
     records,
     successions,
 )
@@ -77,6 +78,30 @@ NEEDS: list[tuple[str, str, Any]] = [
         "sqlite_autoindex_successions_1",
         "successions_pkey",
         sa.select(successions.c.predecessor_urn).where(successions.c.successor_key == "x"),
+    ),
+    # The records carrying another identifier (resolution of urn:isbn:…, search by identifier):
+    # the unique constraint's index, led by organisation_id (NULL for URNs: indexed too).
+    (
+        "sqlite_autoindex_record_identifiers_2",
+        "record_identifiers_pkey",
+        sa.select(record_identifiers.c.record_id).where(
+            record_identifiers.c.key == "urn:isbn:9780804429573",
+            record_identifiers.c.organisation_id.is_(None),
+        ),
+    ),
+    # A record's identifiers, rewritten with it (queries/identifiers.py replace).
+    (
+        "ix_record_identifiers_record_id",
+        "ix_record_identifiers_record_id",
+        sa.select(record_identifiers.c.key).where(record_identifiers.c.record_id == 7),
+    ),
+    # Whether an organisation's local id is held (the unique constraint's index).
+    (
+        "sqlite_autoindex_record_identifiers_2",
+        "uq_record_identifiers_local_id",
+        sa.select(record_identifiers.c.record_id).where(
+            record_identifiers.c.organisation_id == 1, record_identifiers.c.key == "shelf-1"
+        ),
     ),
 ]
 

@@ -196,6 +196,28 @@ def test_the_search_form_works_with_the_keyboard_alone(
     assert [a.text for a in results(browser)] == [f"urn:nbn:fi:test-{token}"]
 
 
+def test_an_isbn_two_records_carry_lists_both_and_leads_to_each(
+    browser: Chrome, resolver: Resolver, api: httpx.Client, shot: Any
+) -> None:
+    # RFC 9110 §15.4.1 (300 Multiple Choices): the URNs carrying one ISBN, as a page.
+    token = secrets.token_hex(5)
+    urns = [f"urn:nbn:fi:test-{token}-print", f"urn:nbn:fi:test-{token}-online"]
+    for number, urn in enumerate(urns):
+        metadata = {"title": f"Edition {number} {token}", "identifiers": ["urn:isbn:3-16-148410-X"]}
+        body = {"locations": [{"url": f"https://example.org/{number}"}], "metadata": metadata}
+        assert api.put(f"/api/v1/urns/{urn}", json=body).status_code == 201
+    browser.get(f"{resolver.base_url}/urn:isbn:978-3-16-148410-0")  # the ISBN-13 of the same
+    shot("choices")
+    assert browser.find_element(By.TAG_NAME, "h1").text == "urn:isbn:978-3-16-148410-0"
+    rows = browser.find_elements(By.CSS_SELECTOR, "main tbody tr")
+    listed = [row.find_element(By.CSS_SELECTOR, "th a").text for row in rows]
+    assert listed[-2:] == urns  # oldest first
+    assert audit(browser) == []
+    rows[-1].find_element(By.LINK_TEXT, "its page").click()
+    wait_until(browser, lambda: browser.current_url.endswith(f"/{urns[1]}?s=I2C"))
+    assert browser.find_element(By.TAG_NAME, "h1").text == urns[1]
+
+
 # --- the register and the statistics -----------------------------------------------------------
 
 

@@ -148,8 +148,8 @@ def test_search_by_title_is_case_insensitive_literal_and_paged(api: httpx.Client
 @pytest.mark.parametrize(
     ("params", "detail"),
     [
-        ({}, "exactly one of urn, url and title"),
-        ({"urn": "urn:nbn:fi-1", "title": "x"}, "exactly one of urn, url and title"),
+        ({}, "exactly one of urn, url, title and identifier"),
+        ({"urn": "urn:nbn:fi-1", "title": "x"}, "exactly one of urn, url, title and identifier"),
         ({"title": "a\x00b"}, "control character at position 1"),
         ({"title": ""}, "the title searched for is empty"),
     ],
@@ -164,8 +164,10 @@ def test_search_refuses_what_it_cannot_search_for(
 
 @given(st.text(max_size=20), st.sampled_from(["urn:", "URN:", "uRn:"]))
 def test_a_text_beginning_with_urn_is_searched_as_a_urn(rest: str, scheme: str) -> None:
-    # RFC 8141 §2: "urn" is case-insensitive.
-    assert search_kind(scheme + rest) == "urn"
+    # RFC 8141 §2: "urn" is case-insensitive; a URN of another namespace than NBN is an
+    # identifier records carry (docs/resolution.md, "Other identifiers").
+    assert search_kind(scheme + "nbn:" + rest) == "urn"
+    assert search_kind(scheme + rest) in ("urn", "identifier")
     assert search_kind(f"https://{rest}") == "url"
     if not rest.lstrip().lower().startswith(("urn:", "http://", "https://")):
         assert search_kind(rest) == "title"

@@ -9,6 +9,8 @@
 * :mod:`~urnkit.resolver.domain.harvest`: the OAI-PMH repositories harvested.
 * :mod:`~urnkit.resolver.domain.acceptance`: what the service accepts (values both
   databases give back exactly; the limits of depth, size and URN length).
+* :mod:`~urnkit.resolver.domain.identifiers`: the other identifiers a record carries
+  (``metadata.identifiers``, ``metadata.local_id``).
 * :mod:`~urnkit.resolver.domain.errors`: the refusals, each with its RFC 9457 problem.
 * :mod:`~urnkit.resolver.domain.dublin_core`: records as simple Dublin Core (``oai_dc``).
 * :mod:`~urnkit.resolver.domain.epicur`: xepicur (``epicur``), URN deliveries read and written.
@@ -45,6 +47,14 @@ from urnkit.resolver.domain.errors import (
     UnauthenticatedError,
 )
 from urnkit.resolver.domain.harvest import HarvestSource
+from urnkit.resolver.domain.identifiers import (
+    carries_identifiers,
+    check_identifiers,
+    identifier_key,
+    identifier_keys,
+    is_identifier,
+    local_id,
+)
 from urnkit.resolver.domain.links import (
     FAILURES_TO_BREAK,
     BrokenLink,
@@ -139,6 +149,8 @@ __all__ = [
     "Violation",
     "acceptable",
     "assigned_name",
+    "carries_identifiers",
+    "check_identifiers",
     "check_json",
     "check_record",
     "check_registrable",
@@ -146,8 +158,12 @@ __all__ = [
     "check_urn_length",
     "covers",
     "dot_segments",
+    "identifier_key",
+    "identifier_keys",
+    "is_identifier",
     "json_pointer",
     "link_verdict",
+    "local_id",
     "merge_patch",
     "next_link_state",
     "normalize_prefix",

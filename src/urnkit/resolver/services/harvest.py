@@ -12,7 +12,9 @@ for harvesters advise) is stored only when the whole list was read.
 
 In each record, a ``dc:identifier`` is a URN when it is ``urn:nbn:…`` in any case, or an http(s)
 URL whose path is one (a resolver's link such as ``http://urn.fi/URN:NBN:fi-…``); it is a
-location when it is any other http(s) URL. A URN outside the organisation's prefixes, or a URL
+location when it is any other http(s) URL; a URN of another namespace (``urn:isbn:…``,
+``urn:issn:…``, acceptable by its namespace's rules) is one of ``metadata.identifiers``, through
+which it resolves. A URN outside the organisation's prefixes, or a URL
 that does not match the pattern, is refused and reported, never written. A record whose header
 says ``status="deleted"`` takes the locations away from the records it gave (a URN is never
 deleted, RFC 8458 §4.1): they resolve to their metadata page. Writing what is already stored
@@ -53,6 +55,7 @@ from urnkit.resolver.domain import (
     UnacceptableError,
     check_record,
     check_resolvable,
+    is_identifier,
     parse_urn,
     prefix_of,
 )
@@ -64,6 +67,7 @@ from urnkit.resolver.domain.dublin_core import (
     metadata_from_oai_dc,
 )
 from urnkit.resolver.domain.epicur import EpicurError, Status, apply_status, parse_epicur
+from urnkit.resolver.domain.identifiers import IDENTIFIERS
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.locations import check_locations
 from urnkit.resolver.services.oai_repository import OAIError, parse_datestamp
@@ -134,6 +138,7 @@ def parse_oai_dc(record: ET.Element) -> Item:
         return Item(identifier)
     urns: list[str] = []
     urls: list[str] = []
+    others: list[str] = []
     for element in dc.iterfind(f"{{{DC}}}identifier"):
         text = (element.text or "").strip()
         urn = urn_in(text)
@@ -141,9 +146,14 @@ def parse_oai_dc(record: ET.Element) -> Item:
             urns.append(urn)
         elif text[:7].lower() == "http://" or text[:8].lower() == "https://":
             urls.append(text)
+        elif is_identifier(text):
+            others.append(text)
+    metadata: dict[str, object] = metadata_from_oai_dc(dc)
+    if others:  # the record's other identifiers (domain/identifiers.py)
+        metadata[IDENTIFIERS] = others
     locations = tuple(Location(url, n) for n, url in enumerate(urls, 1))
     entries = tuple((urn, locations) for urn in urns)
-    return Item(identifier, False, entries, metadata_from_oai_dc(dc))
+    return Item(identifier, False, entries, metadata)
 
 
 def parse_epicur_item(record: ET.Element) -> Item:

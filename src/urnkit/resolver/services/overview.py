@@ -67,11 +67,17 @@ class OverviewService:
         return now().date() - timedelta(days=days - 1)
 
     def search(
-        self, by: Literal["urn", "url", "title"], text: str, cursor: int = 0, limit: int = 20
+        self,
+        by: Literal["urn", "url", "title", "identifier"],
+        text: str,
+        cursor: int = 0,
+        limit: int = 20,
     ) -> tuple[list[Record], int | None]:
         """Records found by URN (its equivalents: one or none), by the URL of a location
-        (reverse lookup) or by a case-insensitive part of their ``metadata.title``, a page at a
-        time; the cursor of the next page. :class:`InvalidURNError` (saying where) when a URN
+        (reverse lookup), by a case-insensitive part of their ``metadata.title`` or by an
+        identifier they carry (a URN equivalent by its namespace's rules to one in their
+        ``metadata.identifiers``, or else their ``metadata.local_id``), a page at a time; the
+        cursor of the next page. :class:`InvalidURNError` (saying where) when a URN
         searched for is not one.
 
         >>> from urnkit.resolver.services import Services

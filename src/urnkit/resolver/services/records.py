@@ -22,6 +22,7 @@ from urnkit.resolver.domain import (
     Record,
     UnacceptableError,
     assigned_name,
+    check_identifiers,
     check_json,
     check_registrable,
     check_resolvable,
@@ -95,12 +96,15 @@ class RecordService:
         *,
         title: str | None = None,
         url: str | None = None,
+        identifier: str | None = None,
     ) -> tuple[list[Record], int | None]:
         """A page of records (under ``prefix``, with ``title`` in their title, with a location
-        at ``url``: each if given) and the cursor of the next page."""
+        at ``url``, carrying ``identifier``: each if given) and the cursor of the next page."""
         normalized = None if prefix is None else normalize_prefix(prefix)
         with self.store.snapshot() as tx:
-            page = tx.records.page(normalized, cursor, limit + 1, title=title, url=url)
+            page = tx.records.page(
+                normalized, cursor, limit + 1, title=title, url=url, identifier=identifier
+            )
         more = len(page) > limit
         page = page[:limit]
         return [record for _, record in page], (page[-1][0] if more else None)
@@ -139,6 +143,7 @@ class RecordService:
     ) -> tuple[Record, bool]:
         check_urn_length(text)
         check_json(metadata, ("metadata",))
+        check_identifiers(metadata)
         urn = parse_urn(text)
         prefix = prefix_of(urn)
         self.access.authorize(tx, principal, prefix)
@@ -197,6 +202,7 @@ class RecordService:
                 if not isinstance(merged, dict):
                     raise UnacceptableError("metadata must stay a JSON object")
                 check_json(merged, ("metadata",), what="the patched record: ")
+                check_identifiers(merged)
                 metadata = merged
             found = current.locations
             if "locations" in patch:
@@ -335,6 +341,7 @@ class RecordService:
             try:
                 check_urn_length(text, ("records", number, "urn"))
                 check_json(metadata, ("records", number, "metadata"))
+                check_identifiers(metadata, ("records", number, "metadata"))
                 urn = parse_urn(text)
                 prefix = prefix_of(urn)
                 if prefix not in authorized:

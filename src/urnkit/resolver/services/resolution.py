@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from urnkit.resolver.domain import Record, parse_urn, with_q_component
+from urnkit.resolver.domain import NotFoundError, Record, parse_urn, with_q_component
 from urnkit.resolver.services.forwarding import ForwardingService
 from urnkit.resolver.services.records import RecordService
 from urnkit.resolver.statistics import ResolutionTally
@@ -19,15 +19,23 @@ class Resolution:
     """What resolving a URN gives: a ``redirect`` to ``target``, a ``surrogate`` page of the
     record's metadata (RFC 8458 §4.5), or ``gone`` (deactivated) naming its successors.
     ``alternates`` are the URLs a redirect could lead to, best first (``target`` is the first);
-    ``predecessors`` the URNs of the deactivated records naming this one as a successor."""
+    ``predecessors`` the URNs of the deactivated records naming this one as a successor.
+    A URN of another namespace that records here carry in ``metadata.identifiers`` resolves
+    ``via`` that URN as the one record's URN does (``urn``), or, carried by several, gives
+    their URNs as ``choices``, oldest first, each with its title (if any)."""
 
-    kind: Literal["redirect", "surrogate", "gone"]
+    kind: Literal["redirect", "surrogate", "gone", "choices"]
     urn: URN
     target: str | None = None
     key: str = ""
     record: Record | None = None
     alternates: tuple[str, ...] = ()
     predecessors: tuple[str, ...] = ()
+    via: str | None = None
+    choices: tuple[tuple[str, str | None], ...] = ()
+
+
+MAX_CHOICES = 1_000  # records listed for a URN of another namespace that several carry
 
 
 class ResolutionService:
@@ -59,7 +67,7 @@ class ResolutionService:
         key = urn.equivalence_key()
         row = self.store.resolution_row(key)
         if row is None:
-            return self._forward(urn)
+            return self._elsewhere(urn)
         self.tally.add(row[3])
         return self._redirect(urn, key, row) or self._from_record(urn, key, row)
 
@@ -71,7 +79,7 @@ class ResolutionService:
         key = urn.equivalence_key()
         row = await self.store.resolution_row_async(key)
         if row is None:
-            return await asyncio.to_thread(self._forward, urn)
+            return await asyncio.to_thread(self._elsewhere, urn)
         self.tally.add(row[3])
         redirect = self._redirect(urn, key, row)
         if redirect is None:
@@ -104,6 +112,25 @@ class ResolutionService:
         )
         before = () if row[2] is None else tuple(row[2].split("\n"))
         return Resolution(kind, urn, key=key, record=record, predecessors=before)
+
+    def _elsewhere(self, urn: URN) -> Resolution:
+        """The answer for a URN not registered here: forwarded (:meth:`_forward`) or, when no
+        resolver takes a URN of another namespace than NBN, found through the records that
+        carry it in ``metadata.identifiers`` (by its namespace's equivalence: an ISBN-10
+        finds the record carrying its ISBN-13), if any."""
+        try:
+            return self._forward(urn)
+        except NotFoundError:
+            if urn.nid.lower() == "nbn":
+                raise
+            with self.store.snapshot() as tx:
+                carriers = tx.identifiers.carriers(urn.equivalence_key(), MAX_CHOICES)
+            if not carriers:
+                raise
+        if len(carriers) > 1:
+            return Resolution("choices", urn, choices=tuple(carriers))
+        q_component = f"?={urn.q_component}" if urn.q_component else ""
+        return replace(self.resolve(carriers[0][0] + q_component), via=urn.assigned_name)
 
     def _forward(self, urn: URN) -> Resolution:
         """A redirect to another resolver (:meth:`ForwardingService.target`); the q-component

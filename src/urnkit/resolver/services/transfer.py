@@ -21,6 +21,8 @@ from urnkit.resolver.domain import (
     ResolverError,
     Status,
     UnacceptableError,
+    carries_identifiers,
+    check_identifiers,
     check_record,
     check_resolvable,
     covers,
@@ -125,6 +127,7 @@ class TransferService:
             else:
                 inserted = tx.bulk.import_batch(prepared.records, owner_ids)
             record_successions(tx, prepared.succeeding)
+            tx.identifiers.refresh(prepared.identified)
         return inserted
 
     def export_records(self, prefix: str | None = None, page: int = 1_000) -> Iterator[Record]:
@@ -157,11 +160,13 @@ class TransferService:
 @dataclass(frozen=True, slots=True)
 class _ImportBatch:
     """A batch of import rows made ready for the database: ``size`` rows, the keys of its
-    records that name successors, and either the records staged for PostgreSQL or the records
+    records that name successors and of those that carry other identifiers, and either the
+    records staged for PostgreSQL or the records
     (other databases); the rows refused, with their numbers and reasons."""
 
     size: int
     succeeding: list[str]
+    identified: list[str]
     rejected: list[tuple[int, Mapping[str, Any], ResolverError]]
     records: list[Record] = field(default_factory=list)
     staged: StagedImport | None = None
@@ -188,10 +193,11 @@ def _import_batch(
         records.setdefault(record.key, record)
     fresh = list(records.values())
     succeeding = [r.key for r in fresh if r.successors]
+    identified = [r.key for r in fresh if carries_identifiers(r.metadata)]
     if postgresql:  # staged here, outside the transaction: see BulkImport.import_staged
         staged = stage_import(fresh, owner_ids, [record_json(r) for r in fresh])
-        return _ImportBatch(len(batch), succeeding, rejected, staged=staged)
-    return _ImportBatch(len(batch), succeeding, rejected, fresh)
+        return _ImportBatch(len(batch), succeeding, identified, rejected, staged=staged)
+    return _ImportBatch(len(batch), succeeding, identified, rejected, fresh)
 
 
 _SENDER_FAILED = "the rows failed"  # the sender's word to the child and back
@@ -233,6 +239,11 @@ def _imported_record(
         raise UnacceptableError(f"{text}: 'locations' must be a list of objects")
     if not isinstance(row.get("metadata") or {}, Mapping):
         raise UnacceptableError(f"{text}: 'metadata' must be an object")
+    try:
+        check_identifiers(row.get("metadata") or {})
+    except UnacceptableError as error:
+        error.detail = f"{text}: {error.detail}"
+        raise
     try:
         found = check_locations([Location(**loc) for loc in given])
     except TypeError as error:

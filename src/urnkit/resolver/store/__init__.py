@@ -7,7 +7,8 @@
   locks across processes, and resolution's lookups (:mod:`~urnkit.resolver.store.fast_lookup`);
 * :mod:`~urnkit.resolver.store.transaction` — :class:`Transaction`, a unit of work with the
   queries of each area: ``tx.records``, ``tx.organisations``, ``tx.links``, ``tx.successions``,
-  ``tx.oai``, ``tx.forwarding``, ``tx.statistics`` (:mod:`~urnkit.resolver.store.queries`) and
+  ``tx.identifiers``, ``tx.oai``, ``tx.forwarding``, ``tx.statistics``
+  (:mod:`~urnkit.resolver.store.queries`) and
   ``tx.bulk`` (:mod:`~urnkit.resolver.store.bulk_import`).
 
 >>> store = Store("sqlite://")
@@ -34,6 +35,7 @@ from urnkit.resolver.store.tables import (
     oai_sources,
     organisations,
     prefixes,
+    record_identifiers,
     records,
     resolution_counts,
     successions,
@@ -60,6 +62,7 @@ __all__ = [
     "oai_sources",
     "organisations",
     "prefixes",
+    "record_identifiers",
     "records",
     "resolution_counts",
     "stage_import",

@@ -12,7 +12,9 @@ from typing import Any
 import sqlalchemy as sa
 
 from urnkit.resolver.domain import Record
+from urnkit.resolver.domain.identifiers import carries_identifiers
 from urnkit.resolver.store.queries.base import Queries, now, one_of
+from urnkit.resolver.store.queries.identifiers import Identifiers
 from urnkit.resolver.store.queries.links import (
     broken_by_hashes,
     broken_urls,
@@ -181,7 +183,7 @@ class BulkImport(Queries):
         self, batch: Sequence[Record], owner_ids: Mapping[str, int]
     ) -> dict[str, int]:
         """Insert the records whose keys are free, each owned by the organisation its ``owner``
-        names in ``owner_ids``; their ids by key (for imports)."""
+        names in ``owner_ids``, with their locations and other identifiers; their ids by key."""
         if not batch:
             return {}
         statement = (
@@ -228,11 +230,19 @@ class BulkImport(Queries):
         ]
         if location_rows:
             self.connection.execute(locations.insert(), location_rows)
+        identified = [
+            (ids[r.key], owner_ids[r.owner], r.metadata)
+            for r in batch
+            if r.key in ids and carries_identifiers(r.metadata)
+        ]
+        if identified:
+            Identifiers(self.connection, self.dialect).replace(identified, fresh=True)
         return ids
 
     def import_batch(self, batch: Sequence[Record], owner_ids: Mapping[str, int]) -> int:
         """Insert the records whose keys are free, with their locations and an "imported"
-        history entry each, acted by the owner; how many were inserted. PostgreSQL imports
+        history entry each, acted by the owner; how many were inserted. Their other identifiers
+        are the caller's (``tx.identifiers.refresh``). PostgreSQL imports
         what :func:`stage_import` prepared instead (:meth:`import_staged`)."""
         if self.dialect == "sqlite":
             return self._import_sqlite(batch, owner_ids)

@@ -191,3 +191,22 @@ successions = sa.Table(
     sa.Column("predecessor_id", sa.ForeignKey("records.id"), primary_key=True),
     sa.Column("predecessor_urn", sa.String(2000), nullable=False),
 )
+# A record's other identifiers (migration "record_identifiers"; domain.identifiers): a row per
+# URN in its metadata.identifiers, keyed by that URN's equivalence key (organisation_id NULL),
+# and a row for its metadata.local_id, keyed by the local id itself and held by the record's
+# organisation, which the unique constraint keeps to one record (NULLs are distinct: URNs of
+# other namespaces may be carried by several records).
+record_identifiers = sa.Table(
+    "record_identifiers",
+    metadata,
+    sa.Column("key", sa.String(2000), primary_key=True),
+    sa.Column(
+        "record_id",
+        sa.BigInteger().with_variant(sa.Integer, "sqlite"),
+        sa.ForeignKey("records.id"),
+        primary_key=True,
+        index=True,
+    ),
+    sa.Column("organisation_id", sa.ForeignKey("organisations.id")),
+    sa.UniqueConstraint("organisation_id", "key", name="uq_record_identifiers_local_id"),
+)

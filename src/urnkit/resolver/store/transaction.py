@@ -10,6 +10,7 @@ from sqlalchemy.engine import Connection
 from urnkit.resolver.store.bulk_import import BulkImport
 from urnkit.resolver.store.queries.base import Queries
 from urnkit.resolver.store.queries.forwarding import ForwardingTable
+from urnkit.resolver.store.queries.identifiers import Identifiers
 from urnkit.resolver.store.queries.links import Links
 from urnkit.resolver.store.queries.oai import OAI
 from urnkit.resolver.store.queries.organisations import Organisations
@@ -45,6 +46,7 @@ class Transaction:
     organisations = _Area(Organisations)  # organisations, prefixes and numbers, tokens
     links = _Area(Links)  # link checking, and the resolution targets it changes
     successions = _Area(Successions)  # who succeeds whom
+    identifiers = _Area(Identifiers)  # the other identifiers records carry
     oai = _Area(OAI)  # harvest sources and their items, records by datestamp
     forwarding = _Area(ForwardingTable)  # the forwarding table to national resolvers
     statistics = _Area(Statistics)  # resolution counts, record counts

@@ -41,7 +41,9 @@ class CachePolicy:
     """How many seconds a cache may keep each resolution answer (``max-age``)."""
 
     redirect: int = 300  # 302 to a location or another resolver; RFC 2483's I2L and I2R
-    record: int = 300  # 200: a record's page or JSON, RFC 2483's other answers; their 304s
+    # 200: a record's page or JSON, RFC 2483's other answers; their 304s; 300: the records
+    # carrying another identifier
+    record: int = 300
     not_found: int = 60  # 404 (and 406, which depends on the locations there are)
     # 400 (not a URN, or not one this resolver takes) and 301 (a legacy URL to /{urn}):
     # answers that depend on the URL alone
@@ -72,6 +74,7 @@ class CachePolicy:
         """
         seconds = {
             200: self.record,
+            300: self.record,
             301: self.invalid,
             302: self.redirect,
             304: self.record,

@@ -38,13 +38,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from urnkit.resolver.services import Services
 
-Outcome = Literal["redirect", "surrogate", "gone", "not_found", "invalid", "error"]
+Outcome = Literal["redirect", "surrogate", "gone", "choices", "not_found", "invalid", "error"]
 RESOLUTION_ROUTE = "/{urn:path}"
 # The status class of each outcome's response (GET /{urn}, web/routes/resolve.py).
 _STATUS_CLASS: dict[str, str] = {
     "redirect": "3xx",
     "surrogate": "2xx",
     "gone": "4xx",
+    "choices": "3xx",
     "not_found": "4xx",
     "invalid": "4xx",
     "error": "5xx",

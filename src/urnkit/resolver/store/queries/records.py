@@ -10,7 +10,9 @@ from typing import Any
 import sqlalchemy as sa
 
 from urnkit.resolver.domain import HistoryEntry, Location, Record
+from urnkit.resolver.domain.identifiers import carries_identifiers, identifier_key
 from urnkit.resolver.store.queries.base import Queries, now, one_of, utc
+from urnkit.resolver.store.queries.identifiers import Identifiers, identified_by
 from urnkit.resolver.store.queries.links import broken_urls, resolution_targets
 from urnkit.resolver.store.tables import (
     history,
@@ -188,17 +190,22 @@ class Records(Queries):
         *,
         title: str | None = None,
         url: str | None = None,
+        identifier: str | None = None,
     ) -> list[tuple[int, Record]]:
         """Up to ``limit`` records with row id above ``after``, under ``prefix`` if given,
         with ``title`` in ``metadata.title`` (case-insensitive; on SQLite for ASCII letters
-        only) and a location at ``url`` if given. A title is looked up in its trigram index
-        (migration title_search) when it has three characters or more."""
+        only), a location at ``url`` and carrying ``identifier`` (an equivalent URN in
+        ``metadata.identifiers``, or the ``metadata.local_id``) if given. A title is looked
+        up in its trigram index (migration title_search) when it has three characters or
+        more."""
         condition = sa.and_(records.c.id > after, listing_condition(prefix, None, None))
         if url is not None:  # locations.url's index (a hash index on PostgreSQL)
             condition = sa.and_(
                 condition,
                 records.c.id.in_(sa.select(locations.c.record_id).where(locations.c.url == url)),
             )
+        if identifier is not None:  # record_identifiers' primary key
+            condition = sa.and_(condition, identified_by(identifier, identifier_key(identifier)))
         if title is not None and self.dialect == "sqlite":
             return self._titled(condition, title, after, limit)
         if title is not None:
@@ -261,8 +268,8 @@ class Records(Queries):
         return records_where(self.connection, records.c.id.in_(list(record_ids)), records.c.id)
 
     def insert(self, record: Record, owner_id: int) -> int | None:
-        """Insert a new record and its locations; None (and nothing written) when its
-        equivalence key is taken."""
+        """Insert a new record, its locations and its other identifiers; None (and nothing
+        written) when its equivalence key is taken."""
         statement = (
             self._insert(records)
             .values(
@@ -284,23 +291,27 @@ class Records(Queries):
         record_id: int | None = self.connection.scalar(statement)
         if record_id is not None:
             self._insert_locations(record_id, record.locations, owner_id)
+            if carries_identifiers(record.metadata):
+                identified = [(record_id, owner_id, record.metadata)]
+                Identifiers(self.connection, self.dialect).replace(identified, fresh=True)
         return record_id
 
     def update(
         self, record_id: int, record: Record, previous: Mapping[str, Any], action: str, actor: str
     ) -> None:
-        """Replace a record's status, metadata, successors, note and locations, and log the
-        change: the newest history entry is first given ``previous`` (the record as it was, as
-        the API shows it), and a new one, without a document, stands for the record as it is
-        now (migration ``current_history``; :meth:`history`)."""
+        """Replace a record's status, metadata (and the other identifiers it carries),
+        successors, note and locations, and log the change: the newest history entry is first
+        given ``previous`` (the record as it was, as the API shows it), and a new one, without
+        a document, stands for the record as it is now (migration ``current_history``;
+        :meth:`history`)."""
         self.connection.execute(
             sa.update(history)
             .where(history.c.record_id == record_id, history.c.record.is_(None))
             .values(record=dict(previous))
         )
-        owner_id = self.connection.scalar(
+        owner_id: int = self.connection.execute(
             sa.select(records.c.owner_id).where(records.c.id == record_id)
-        )
+        ).scalar_one()
         self.connection.execute(
             sa.update(records)
             .where(records.c.id == record_id)
@@ -315,6 +326,7 @@ class Records(Queries):
         )
         self.connection.execute(sa.delete(locations).where(locations.c.record_id == record_id))
         self._insert_locations(record_id, record.locations, owner_id)
+        Identifiers(self.connection, self.dialect).replace([(record_id, owner_id, record.metadata)])
         self.append_history([(record_id, action, actor)])
 
     def _targets(self, found: Sequence[Location]) -> str | None:

@@ -6,6 +6,8 @@ layer these routes only read the request, call the service and render what it re
 
 >>> search_kind("URN:NBN:fi-1"), search_kind("https://example.org/"), search_kind("Thesis")
 ('urn', 'url', 'title')
+>>> search_kind("urn:isbn:0-8044-2957-X")
+'identifier'
 """
 
 from typing import Annotated, Any, Literal
@@ -13,7 +15,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
-from urnkit.resolver.domain import InvalidURNError, UnacceptableError
+from urnkit.resolver.domain import InvalidURNError, UnacceptableError, is_identifier
 from urnkit.resolver.services.overview import MAX_STATISTICS_DAYS
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.web.deps import ServiceDep
@@ -27,10 +29,11 @@ router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
 def search_kind(text: str) -> SearchBy:
     """What a search text is when the searcher did not say: a URN if it begins with ``urn:``
-    (in any case, RFC 8141 §2), a URL if with ``http://`` or ``https://``, else a title."""
+    (in any case, RFC 8141 §2), an identifier records carry if that URN is of another namespace
+    than NBN, a URL if it begins with ``http://`` or ``https://``, else a title."""
     start = text.lstrip()[:8].lower()
     if start.startswith("urn:"):
-        return "urn"
+        return "identifier" if is_identifier(text.strip()) else "urn"
     if start.startswith(("http://", "https://")):
         return "url"
     return "title"
@@ -46,10 +49,11 @@ def search(
     request: Request,
     services: ServiceDep,
     q: Annotated[str, Query(max_length=4000)] = "",
-    by: Literal["auto", "urn", "url", "title"] = "auto",
+    by: Literal["auto", "urn", "url", "title", "identifier"] = "auto",
     cursor: Annotated[str | None, Query(pattern=r"^[0-9]{1,18}$")] = None,
 ) -> HTMLResponse:
-    """Records by URN (equivalence), by location URL (reverse lookup) or by title."""
+    """Records by URN (equivalence), by location URL (reverse lookup), by title or by an
+    identifier they carry."""
     text = q.strip()
     kind = search_kind(text) if by == "auto" else by
     context: dict[str, Any] = {"q": text, "by": by, "kind": kind, "records": None}

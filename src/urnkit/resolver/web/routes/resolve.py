@@ -31,6 +31,7 @@ from urnkit.resolver.domain import (
 )
 from urnkit.resolver.domain.dublin_core import oai_dc_xml
 from urnkit.resolver.services import Services
+from urnkit.resolver.services.resolution import Resolution
 from urnkit.resolver.services.rfc2483 import (
     ALIASES,
     LINKSET_SERVICE,
@@ -115,6 +116,8 @@ async def resolve_request(request: Request) -> Response:
         metrics.resolved("error")
         raise
     metrics.resolved(resolution.kind)
+    if resolution.kind == "choices":
+        return _choices(request, resolution)
     wanted = preferred_json(request.scope)
     if resolution.kind == "redirect" and (not resolution.key or wanted is None):
         return redirect(
@@ -125,8 +128,9 @@ async def resolve_request(request: Request) -> Response:
             resolution.predecessors,
             resolution.key,
         )
+    described = text if resolution.via is None else str(resolution.urn)  # the record's URN
     if wanted == LINKSET:  # a record of ours: its signposts, as the Accept header prefers
-        return await asyncio.to_thread(answer_linkset, request, text, True)
+        return await asyncio.to_thread(answer_linkset, request, described, True)
     if resolution.kind == "gone" and not wants_html(request):
         record = resolution.record
         assert record is not None
@@ -136,8 +140,39 @@ async def resolve_request(request: Request) -> Response:
         )
         return _gone_problem(record, resolution.predecessors, {"Link": links, "Vary": "Accept"})
     return await asyncio.to_thread(
-        _described_record, request, text, resolution.kind, resolution.alternates
+        _described_record, request, described, resolution.kind, resolution.alternates
     )
+
+
+_CHOICES_TYPES = ("text/html", "text/uri-list", "application/json")
+
+
+def _choices(request: Request, resolution: Resolution) -> Response:
+    """The answer for a URN of another namespace that several records here carry: 300
+    Multiple Choices (RFC 9110 §15.4.1), their URNs as ``text/uri-list`` (RFC 2483 §5), as JSON
+    or, by default, as a page listing them."""
+    identifier = resolution.urn.assigned_name
+    chosen = negotiate(accept_header(request.headers.get("accept")), _CHOICES_TYPES)
+    if chosen is None:
+        raise NotAcceptableError(
+            f"{identifier} is carried by several records, listed as "
+            f"{', '.join(_CHOICES_TYPES)}; the request's Accept takes none of them",
+            available=list(_CHOICES_TYPES),
+        )
+    headers = {"Vary": "Accept"}
+    if chosen == "text/uri-list":
+        entries: list[tuple[str | None, str | None]] = [(None, f"the URNs carrying {identifier}")]
+        entries += [(urn, title) for urn, title in resolution.choices]
+        response = Response(uri_list(entries), 300, headers, "text/uri-list; charset=utf-8")
+        return validated(request, response, None)
+    if chosen == "application/json":
+        urns = [{"urn": urn, "title": title} for urn, title in resolution.choices]
+        body = {"identifier": identifier, "records": urns}
+        return validated(request, JSONResponse(body, 300, headers), None)
+    page = html_page(
+        request, "choices.html", 300, headers, identifier=identifier, choices=resolution.choices
+    )
+    return validated(request, page, None)
 
 
 def _described_record(
@@ -412,6 +447,10 @@ FIRST_ROUTES: tuple[BaseRoute, ...] = (
 RESOLUTION_RESPONSES: dict[int | str, dict[str, Any]] = {
     **problem_responses(400, 404),
     200: {"description": "A page of the record's metadata (RFC 8458 §4.5)"},
+    300: {
+        "description": "Multiple Choices: a URN of another namespace (urn:isbn:…) that several "
+        "records carry in metadata.identifiers; their URN:NBNs as a page, text/uri-list or JSON"
+    },
     302: {"description": "Found: the highest-priority location; Link names them all"},
     410: {"description": "Gone: deactivated; the Link headers name its successors"},
 }
