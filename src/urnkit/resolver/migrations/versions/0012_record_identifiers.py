@@ -6,7 +6,7 @@ it, a constraint). Filled from the records' metadata as it is (what is not accep
 out; two records of an organisation claiming one local id keep it on the older only).
 
 Revision ID: record_identifiers
-Revises: title_words
+Revises: harvest_format
 Create Date: 2026-11-25
 """
 
@@ -18,7 +18,7 @@ from alembic import op
 from urnkit.resolver.domain.identifiers import identifier_keys, local_id
 
 revision = "record_identifiers"
-down_revision = "title_words"
+down_revision = "harvest_format"
 branch_labels = None
 depends_on = None
 
