@@ -10,7 +10,7 @@ from urnkit.resolver.store import Store, record_identifiers, records
 
 
 def test_upgrading_indexes_the_identifiers_stored_records_carry(empty_store: Store) -> None:
-    empty_store.upgrade("title_words")
+    empty_store.upgrade("harvest_format")  # the revision before record_identifiers
     carried = {
         "urn:nbn:fi:demo-1": {
             "identifiers": ["urn:isbn:0-8044-2957-X", "not a urn", "urn:nbn:fi:demo-9"],
