@@ -117,7 +117,7 @@ def test_an_identifier_several_records_carry_gives_the_list_of_them(
         listed = client.get("/urn:isbn:9519854894")  # its ISBN-10
         assert listed.status_code == 300
         assert listed.headers["content-type"].startswith("text/html")
-        assert listed.headers["vary"] == "Accept"
+        assert listed.headers["vary"] == "Accept, Accept-Language"  # a page: docs/languages.md
         assert listed.headers["cache-control"] == "max-age=300"
         assert f'href="/{first}"' in listed.text
         assert f'href="/{second}"' in listed.text
