@@ -58,7 +58,7 @@ from urnkit.resolver.domain.dublin_core import (
     metadata_from_oai_dc,
 )
 from urnkit.resolver.services.access import AccessService
-from urnkit.resolver.services.locations import check_locations
+from urnkit.resolver.services.locations import check_locations, with_own_locations
 from urnkit.resolver.services.oai_repository import OAIError, parse_datestamp
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
@@ -351,8 +351,11 @@ class Harvester:
             for record_id, record in tx.records.by_ids(
                 tx.oai.item_records(source.id, item.identifier)
             ):
-                if record.locations and record.status == "active":
-                    withdrawn = replace(record, locations=(), updated=now())
+                kept = tuple(
+                    loc for loc in record.locations if loc.organisation != source.organisation
+                )
+                if kept != record.locations and record.status == "active":
+                    withdrawn = replace(record, locations=kept, updated=now())
                     tx.records.update(record_id, withdrawn, record_json(record), "withdrawn", actor)
                     report.withdrawn += 1
             return
@@ -390,17 +393,25 @@ class Harvester:
         harvested: dict[str, object],
         report: HarvestReport,
     ) -> int:
-        """Create or update the record of one URN as the source's organisation; its id."""
+        """Create or update the record of one URN as the source's organisation; its id. On a
+        record of another owner that granted the organisation locations, only the
+        organisation's own locations are written."""
         check_record({"urn": text, "metadata": harvested})
         urn = parse_urn(text)
         check_resolvable(urn.assigned_name)
         prefix = prefix_of(urn)
-        # The registrant's rule (RFC 8458 §4.3): the source's organisation holds the longest
-        # delegated prefix covering the URN.
-        self.access.authorize(tx, Principal(source.organisation, "registrant", 0), prefix)
         key = urn.equivalence_key()
         actor = f"oai:{source.name}"
         record_id = tx.records.id(key, for_update=True)
+        # The registrant's rule (RFC 8458 §4.3): the source's organisation holds the longest
+        # delegated prefix covering the URN, or a grant of its own locations on the record.
+        owner = True  # else a grantee's source: its locations, not the metadata or status
+        try:
+            self.access.authorize(tx, Principal(source.organisation, "registrant", 0), prefix)
+        except ForbiddenError:
+            if record_id is None or not tx.grants.holds(record_id, source.organisation):
+                raise
+            owner = False
         if record_id is None:
             owner_id = tx.organisations.id(source.organisation)
             assert owner_id is not None
@@ -429,9 +440,13 @@ class Harvester:
             raise ConflictError(f"{current.urn} is deactivated; a deactivated URN is not written")
         # The source describes its records in Dublin Core: those names are replaced, the others
         # (registered through the API) kept.
-        metadata = {k: v for k, v in current.metadata.items() if not is_dublin_core_name(k)}
-        metadata.update(harvested)
-        record = replace(current, status="active", locations=found, metadata=metadata)
+        metadata = dict(current.metadata)
+        if owner:
+            metadata = {k: v for k, v in metadata.items() if not is_dublin_core_name(k)}
+            metadata.update(harvested)
+        held = with_own_locations(current.locations, source.organisation, found)
+        status = "active" if owner else current.status
+        record = replace(current, status=status, locations=held, metadata=metadata)
         if record == current:
             report.unchanged += 1
             return record_id
