@@ -20,10 +20,14 @@ locations).
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from resolver_support import Resolver, urnkit
 
 PROBLEM = "application/problem+json"
@@ -292,3 +296,33 @@ def test_grants_on_the_command_line(
     assert [e["actor"] for e in entries if e["action"] in ("granted", "revoked")] == [
         "command line (urnkit admin)"
     ] * 2
+
+
+# An organisation's name is 1 to 200 printable characters (AdminService.create_organisation):
+# any of them, "/" and "%" included, reaches the grant percent-encoded in one path segment.
+ORGANISATION_NAMES = st.text(
+    st.characters(codec="utf-8", categories=["L", "N", "P", "S", "Zs"]), min_size=1, max_size=40
+).filter(lambda name: name.strip() == name and name.isprintable())
+
+
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(name=ORGANISATION_NAMES)
+def test_any_organisation_name_is_granted_through_its_path_segment(
+    resolver: Resolver, admin: httpx.Client, api: httpx.Client, name: str
+) -> None:
+    organisation = f"{name} {secrets.token_hex(4)}"  # new in the shared database
+    created = admin.post("/api/v1/organisations", json={"name": organisation})
+    assert created.status_code == 201, created.text
+    urn = registered(api, secrets.token_hex(6))
+    segment = quote(organisation, safe="")  # RFC 3986 §2.1: percent-encoded in a segment
+    response = api.put(f"/api/v1/urns/{urn}/grants/{segment}")
+    assert response.status_code == 201, response.text
+    assert response.json()["grants"] == [organisation]
+    assert api.get(f"/api/v1/urns/{urn}/grants").json()["grants"][0]["organisation"] == (
+        organisation
+    )
+    assert api.delete(f"/api/v1/urns/{urn}/grants/{segment}").status_code == 200
