@@ -13,9 +13,11 @@ In each record, a ``dc:identifier`` is a URN when it is ``urn:nbn:…`` in any c
 URL whose path is one (a resolver's link such as ``http://urn.fi/URN:NBN:fi-…``); it is a
 location when it is any other http(s) URL. A URN outside the organisation's prefixes, or a URL
 that does not match the pattern, is refused and reported, never written. A record whose header
-says ``status="deleted"`` takes the locations away from the records it gave (a URN is never
-deleted, RFC 8458 §4.1): they resolve to their metadata page. Writing what is already stored
-writes nothing, so harvesting a feed again changes nothing.
+says ``status="deleted"`` takes the source organisation's locations away from the records it
+gave (a URN is never deleted, RFC 8458 §4.1): left without any, they resolve to their metadata
+page. A source writes locations as its organisation, replacing that organisation's alone; on a
+record of another owner that granted it locations (``location_grants``), only those. Writing
+what is already stored writes nothing, so harvesting a feed again changes nothing.
 
 >>> urn_in("http://urn.fi/URN:NBN:fi-fe2010")
 'URN:NBN:fi-fe2010'
