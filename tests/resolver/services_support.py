@@ -6,13 +6,19 @@ The fixtures ``services`` and ``who`` (``conftest.py``) give a test these on a n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 
 from urnkit.resolver.domain import Location, Principal, Record
 from urnkit.resolver.services import Services
 
 HERE = [Location("https://example.org/here")]
 THERE = [Location("https://example.org/there", priority=2, label="copy", media_type="text/html")]
+
+
+def held(found: Iterable[Location], organisation: str = "Demo Library") -> tuple[Location, ...]:
+    """``found`` as stored: each location names the organisation holding it."""
+    return tuple(replace(loc, organisation=organisation) for loc in found)
 
 
 @dataclass(frozen=True)

@@ -125,4 +125,4 @@ def test_upgrading_twice_changes_nothing(store: Store) -> None:
         assert tx.organisations.prefixes() == [("fi:demo", "Library", "sequential")]
         record = tx.records.get("urn:nbn:fi:demo-1")
     assert record is not None
-    assert record.locations == (Location("https://example.org/x"),)
+    assert record.locations == (Location("https://example.org/x", organisation="Library"),)

@@ -146,9 +146,10 @@ def test_put_creates_then_replaces(api: httpx.Client, unique: str) -> None:
     assert created["owner"] == "Test Library"
     assert created["created"] == created["updated"]
     shown = get(api, urn)
+    held = {"organisation": "Test Library"}  # each location names the organisation holding it
     assert sorted(shown["locations"], key=lambda loc: loc["priority"]) == [
-        {"url": "ftp://example.org/t", "priority": 1, "label": None, "media_type": None},
-        full,
+        {"url": "ftp://example.org/t", "priority": 1, "label": None, "media_type": None} | held,
+        full | held,
     ]
     assert shown["metadata"] == {"title": "T", "n": [1, 2]}
     replaced = put(api, urn, [{"url": "https://example.org/v2"}], {"title": "T2"}, status=200)
@@ -911,9 +912,10 @@ def test_the_api_is_described_at_openapi_json_and_docs(anonymous: httpx.Client) 
         "/api/v1/prefixes/{prefix}/urns",
     ):
         assert path in paths
-    # RFC 8458 §4.1: nothing about a URN is deleted; only configuration rows are (forwarding).
+    # RFC 8458 §4.1: nothing about a URN is deleted; only configuration rows are (forwarding)
+    # and rights (a grant, whose revocation keeps the grantee's locations and is in history).
     deletable = {path for path, operations in paths.items() if "delete" in operations}
-    assert deletable == {"/api/v1/forwarding/{country}"}
+    assert deletable == {"/api/v1/forwarding/{country}", "/api/v1/urns/{urn}/grants/{organisation}"}
     schemes = description.json()["components"]["securitySchemes"].values()
     assert any(scheme.get("scheme") == "bearer" for scheme in schemes)
     docs = anonymous.get("/docs")

@@ -1,13 +1,18 @@
-"""``urnkit admin``: organisations, delegated prefixes (RFC 8458 §4.3) and API tokens; and the
-forwarding table (:mod:`urnkit.resolver.cli.forwarding`)."""
+"""``urnkit admin``: organisations, delegated prefixes (RFC 8458 §4.3) and API tokens, grants
+of an organisation's own locations on a URN; and the forwarding table
+(:mod:`urnkit.resolver.cli.forwarding`)."""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from urnkit.commandline import EXIT_OK, Commands, Help, count, group
 from urnkit.resolver.cli import forwarding
 from urnkit.resolver.cli.common import REFUSED, add, database_flag, services_for
+
+if TYPE_CHECKING:
+    from urnkit.resolver.domain import Principal
 
 _CREATE_ORG = Help(
     "Create an organisation that can hold prefixes and tokens.",
@@ -32,6 +37,55 @@ _REVOKE_TOKEN = Help(
     "The id is the token_id the API shows.",
     REFUSED,
 )
+
+
+_GRANT = Help(
+    "Let an organisation add and maintain its own locations on a URN (as its owner would).",
+    "The organisation's locations name it; it cannot change the record's metadata, status or "
+    "other organisations' locations. History names the command line as the actor.",
+    REFUSED,
+)
+
+_REVOKE_GRANT = Help(
+    "Take back an organisation's grant of its own locations on a URN.",
+    "Its locations stay, still naming it: the owner may remove them. History names the "
+    "command line as the actor.",
+    REFUSED,
+)
+
+_GRANTS = Help(
+    "List the organisations granted their own locations on a URN.",
+    "One line each: the organisation, when granted, and by whom, separated by tabs.",
+    REFUSED,
+)
+_OPERATOR_ACTOR = "command line (urnkit admin)"  # who acts on the command line, in history
+
+
+def _operator() -> Principal:
+    """The operator on the command line: every right of an admin."""
+    from urnkit.resolver.domain import Principal
+
+    return Principal("command line", "admin", 0)
+
+
+def _grant(args: argparse.Namespace) -> int:
+    grants = services_for(args).grants
+    _, granted = grants.grant(_operator(), args.urn, args.organisation, _OPERATOR_ACTOR)
+    held = "granted" if granted else "already held"
+    print(f"{args.organisation}: own locations on {args.urn} {held}")
+    return EXIT_OK
+
+
+def _revoke_grant(args: argparse.Namespace) -> int:
+    services_for(args).grants.revoke(_operator(), args.urn, args.organisation, _OPERATOR_ACTOR)
+    print(f"{args.organisation}: grant on {args.urn} revoked; its locations stay")
+    return EXIT_OK
+
+
+def _grants(args: argparse.Namespace) -> int:
+    for grant in services_for(args).grants.grants(args.urn):
+        print(f"{grant.organisation}\t{grant.granted.isoformat()}\t{grant.granted_by}")
+    return EXIT_OK
 
 
 def _create_org(args: argparse.Namespace) -> int:
@@ -81,7 +135,7 @@ def _token_id(text: str) -> int:
 
 def add_commands(commands: Commands) -> None:
     """Add ``admin`` and its commands: ``create-org``, ``delegate``, ``create-token``,
-    ``revoke-token`` and the ``forwarding`` group."""
+    ``revoke-token``, ``grant``, ``revoke-grant``, ``grants`` and the ``forwarding`` group."""
     admin = group(commands, "admin", "Organisations, delegated prefixes and API tokens.")
     create_org = add(admin, "create-org", _create_org, _CREATE_ORG)
     create_org.add_argument("name", metavar="NAME")
@@ -100,5 +154,12 @@ def add_commands(commands: Commands) -> None:
     create_token.add_argument("--label", default="", help="a note on what the token is for")
     revoke_token = add(admin, "revoke-token", _revoke_token, _REVOKE_TOKEN)
     revoke_token.add_argument("token_id", metavar="ID", type=_token_id)
-    database_flag(create_org, delegate, create_token, revoke_token)
+    grant = add(admin, "grant", _grant, _GRANT)
+    revoke_grant = add(admin, "revoke-grant", _revoke_grant, _REVOKE_GRANT)
+    for parser in (grant, revoke_grant):
+        parser.add_argument("urn", metavar="URN")
+        parser.add_argument("organisation", metavar="ORG")
+    grants = add(admin, "grants", _grants, _GRANTS)
+    grants.add_argument("urn", metavar="URN")
+    database_flag(create_org, delegate, create_token, revoke_token, grant, revoke_grant, grants)
     forwarding.add_commands(admin)

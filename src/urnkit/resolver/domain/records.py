@@ -20,7 +20,9 @@ STATUSES: tuple[Status, ...] = ("reserved", "active", "deactivated")
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """Where a resource can be found: lower ``priority`` numbers are tried first.
+    """Where a resource can be found: lower ``priority`` numbers are tried first. A stored
+    location names the ``organisation`` that holds it (the record's owner, or an organisation
+    it granted the right to add its own); None before it is stored: the writer's.
 
     >>> Location("https://example.org/x", priority=2, media_type="application/pdf").priority
     2
@@ -30,6 +32,7 @@ class Location:
     priority: int = 1
     label: str | None = None
     media_type: str | None = None
+    organisation: str | None = None
 
 
 def with_q_component(url: str, q_component: str) -> str:
@@ -69,6 +72,7 @@ class Record:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     successors: tuple[str, ...] = ()
     note: str | None = None
+    grants: tuple[str, ...] = ()  # organisations that may add and maintain their own locations
 
 
 @dataclass(frozen=True, slots=True)

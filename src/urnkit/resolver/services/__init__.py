@@ -33,6 +33,7 @@ from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.admin import AdminService
 from urnkit.resolver.services.discovery import Discovery
 from urnkit.resolver.services.forwarding import ForwardingService
+from urnkit.resolver.services.grants import GrantService
 from urnkit.resolver.services.harvest import Harvester
 from urnkit.resolver.services.health import HealthService
 from urnkit.resolver.services.links import LinkService
@@ -56,6 +57,7 @@ class Services:
         tally = ResolutionTally()
         self.access = AccessService(store)
         self.records = RecordService(store, self.access)
+        self.grants = GrantService(store, self.access)
         self.forwarding = ForwardingService(store, discovery)
         self.resolution = ResolutionService(store, self.records, self.forwarding, tally)
         self.admin = AdminService(store)

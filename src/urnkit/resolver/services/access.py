@@ -49,6 +49,23 @@ class AccessService:
             delegated=mine,
         )
 
+    def authorize_owner(
+        self, tx: Transaction, principal: Principal, prefix: str, record_id: int | None, urn: str
+    ) -> None:
+        """:meth:`authorize` a write that only the owner of a URN may make (its metadata,
+        status, grants, every organisation's locations); an organisation holding a grant on
+        the record (``location_grants``) is told what the grant lets it do."""
+        try:
+            self.authorize(tx, principal, prefix)
+        except ForbiddenError as error:
+            if record_id is not None and tx.grants.holds(record_id, principal.organisation):
+                error.detail = (
+                    f"{principal.organisation!r} may add and change only its own locations on "
+                    f"{urn} (PUT /api/v1/urns/{urn}/locations); the record's metadata, status, "
+                    "grants, and other organisations' locations and priorities are its owner's"
+                )
+            raise
+
     @staticmethod
     def require_admin(principal: Principal) -> None:
         """:class:`ForbiddenError` unless the principal's token has the admin role."""

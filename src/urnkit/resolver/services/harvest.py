@@ -16,9 +16,11 @@ location when it is any other http(s) URL; a URN of another namespace (``urn:isb
 ``urn:issn:…``, acceptable by its namespace's rules) is one of ``metadata.identifiers``, through
 which it resolves. A URN outside the organisation's prefixes, or a URL
 that does not match the pattern, is refused and reported, never written. A record whose header
-says ``status="deleted"`` takes the locations away from the records it gave (a URN is never
-deleted, RFC 8458 §4.1): they resolve to their metadata page. Writing what is already stored
-writes nothing, so harvesting a feed again changes nothing.
+says ``status="deleted"`` takes the source organisation's locations away from the records it
+gave (a URN is never deleted, RFC 8458 §4.1): left without any, they resolve to their metadata
+page. A source writes locations as its organisation, replacing that organisation's alone; on a
+record of another owner that granted it locations (``location_grants``), only those. Writing
+what is already stored writes nothing, so harvesting a feed again changes nothing.
 
 In ``epicur`` (xepicur, :mod:`~urnkit.resolver.domain.epicur`) each record's URN and URLs are
 applied as its update status says, under the same bounds; the records' metadata is not touched.
@@ -69,7 +71,7 @@ from urnkit.resolver.domain.dublin_core import (
 from urnkit.resolver.domain.epicur import EpicurError, Status, apply_status, parse_epicur
 from urnkit.resolver.domain.identifiers import IDENTIFIERS
 from urnkit.resolver.services.access import AccessService
-from urnkit.resolver.services.locations import check_locations
+from urnkit.resolver.services.locations import check_locations, with_own_locations
 from urnkit.resolver.services.oai_repository import OAIError, parse_datestamp
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
@@ -410,8 +412,11 @@ class Harvester:
             for record_id, record in tx.records.by_ids(
                 tx.oai.item_records(source.id, item.identifier)
             ):
-                if record.locations and record.status == "active":
-                    withdrawn = replace(record, locations=(), updated=now())
+                others = tuple(
+                    loc for loc in record.locations if loc.organisation != source.organisation
+                )
+                if others != record.locations and record.status == "active":
+                    withdrawn = replace(record, locations=others, updated=now())
                     tx.records.update(record_id, withdrawn, record_json(record), "withdrawn", actor)
                     report.withdrawn += 1
             return
@@ -456,17 +461,25 @@ class Harvester:
         item: Item,
         report: HarvestReport,
     ) -> int:
-        """Create or update the record of one URN as the source's organisation; its id."""
+        """Create or update the record of one URN as the source's organisation; its id. On a
+        record of another owner that granted the organisation locations, only the
+        organisation's own locations are written."""
         check_record({"urn": text, "metadata": item.metadata})
         urn = parse_urn(text)
         check_resolvable(urn.assigned_name)
         prefix = prefix_of(urn)
-        # The registrant's rule (RFC 8458 §4.3): the source's organisation holds the longest
-        # delegated prefix covering the URN.
-        self.access.authorize(tx, Principal(source.organisation, "registrant", 0), prefix)
         key = urn.equivalence_key()
         actor = f"oai:{source.name}"
         record_id = tx.records.id(key, for_update=True)
+        # The registrant's rule (RFC 8458 §4.3): the source's organisation holds the longest
+        # delegated prefix covering the URN, or a grant of its own locations on the record.
+        owner = True  # else a grantee's source: its locations, not the metadata or status
+        try:
+            self.access.authorize(tx, Principal(source.organisation, "registrant", 0), prefix)
+        except ForbiddenError:
+            if record_id is None or not tx.grants.holds(record_id, source.organisation):
+                raise
+            owner = False
         if record_id is None:
             if item.status is not None and not item.status.registers:
                 raise NotFoundError(
@@ -493,16 +506,20 @@ class Harvester:
         assert current is not None
         if current.status == "deactivated":
             raise ConflictError(f"{current.urn} is deactivated; a deactivated URN is not written")
-        record = replace(current, status="active")
+        record = replace(current, status="active" if owner else current.status)
         if item.status is None:
             # The source describes its records in Dublin Core: those names are replaced, the
-            # others (registered through the API) kept.
-            metadata = {k: v for k, v in current.metadata.items() if not is_dublin_core_name(k)}
-            metadata.update(item.metadata)
+            # others (registered through the API) kept; a grantee's source keeps them all.
+            metadata = dict(current.metadata)
+            if owner:
+                metadata = {k: v for k, v in metadata.items() if not is_dublin_core_name(k)}
+                metadata.update(item.metadata)
             record = replace(record, metadata=metadata)
         else:  # epicur carries no descriptive metadata: the stored is kept
-            found = apply_status(item.status, current.locations, found)
-        record = replace(record, locations=check_locations(found))
+            own = [loc for loc in current.locations if loc.organisation == source.organisation]
+            found = apply_status(item.status, own, found)
+        held = with_own_locations(current.locations, source.organisation, found)
+        record = replace(record, locations=held)
         if record == current:
             report.unchanged += 1
             return record_id

@@ -35,7 +35,7 @@ from urnkit.resolver.domain import (
     sequential_nbn_string,
 )
 from urnkit.resolver.services.access import AccessService
-from urnkit.resolver.services.locations import check_locations
+from urnkit.resolver.services.locations import check_locations, held_as_stored
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
 from urnkit.urn import URN
@@ -58,7 +58,12 @@ def _at(error: Refusal, number: int, text: str) -> Refusal:
     return error
 
 
-def _actor(principal: Principal) -> str:
+def actor_of(principal: Principal) -> str:
+    """Who made a change, as history names it: the organisation and its token.
+
+    >>> actor_of(Principal("Library", "registrant", 7))
+    'Library (token 7)'
+    """
     return f"{principal.organisation} (token {principal.token_id})"
 
 
@@ -146,20 +151,21 @@ class RecordService:
         check_identifiers(metadata)
         urn = parse_urn(text)
         prefix = prefix_of(urn)
-        self.access.authorize(tx, principal, prefix)
+        key = urn.equivalence_key()
+        record_id = tx.records.id(key, for_update=True)
+        self.access.authorize_owner(tx, principal, prefix, record_id, str(urn))
         check_registrable(urn)
         found = check_locations(found)
-        key = urn.equivalence_key()
         moment = now()
-        record_id = tx.records.id(key, for_update=True)
         if record_id is None:
             owner_id = tx.organisations.id(principal.organisation)
             assert owner_id is not None
             record = Record(str(urn), key, prefix, "active", principal.organisation, moment, moment)
-            record = replace(record, locations=found, metadata=dict(metadata))
+            held = held_as_stored((), found, principal.organisation)
+            record = replace(record, locations=held, metadata=dict(metadata))
             record_id = tx.records.insert(record, owner_id)
             if record_id is not None:
-                tx.records.append_history([(record_id, "created", _actor(principal))])
+                tx.records.append_history([(record_id, "created", actor_of(principal))])
                 return record, True
             record_id = tx.records.id(key, for_update=True)  # created meanwhile: replace it
             assert record_id is not None
@@ -170,10 +176,11 @@ class RecordService:
                 f"{current.urn} is deactivated; a deactivated URN is not written again",
                 successors=list(current.successors),
             )
+        held = held_as_stored(current.locations, found, current.owner)
         record = replace(
-            current, status="active", locations=found, metadata=dict(metadata), updated=moment
+            current, status="active", locations=held, metadata=dict(metadata), updated=moment
         )
-        tx.records.update(record_id, record, record_json(current), "replaced", _actor(principal))
+        tx.records.update(record_id, record, record_json(current), "replaced", actor_of(principal))
         return record, False
 
     def patch(self, principal: Principal, text: str, patch: Mapping[str, Any]) -> Record:
@@ -186,9 +193,9 @@ class RecordService:
         urn = parse_urn(text)
         check_resolvable(urn.assigned_name)
         with self.store.transaction() as tx:
-            self.access.authorize(tx, principal, prefix_of(urn))
             key = urn.equivalence_key()
             record_id = tx.records.id(key, for_update=True)
+            self.access.authorize_owner(tx, principal, prefix_of(urn), record_id, str(urn))
             current = tx.records.get(key)
             if record_id is None or current is None:
                 raise NotFoundError(f"no URN equivalent to {text} is registered here")
@@ -206,9 +213,10 @@ class RecordService:
                 metadata = merged
             found = current.locations
             if "locations" in patch:
-                found = check_locations(patch["locations"])
+                found = held_as_stored(current.locations, patch["locations"], current.owner)
             record = replace(current, metadata=metadata, locations=found, updated=now())
-            tx.records.update(record_id, record, record_json(current), "patched", _actor(principal))
+            actor = actor_of(principal)
+            tx.records.update(record_id, record, record_json(current), "patched", actor)
             return record
 
     def deactivate(
@@ -223,8 +231,8 @@ class RecordService:
         if any(parse_urn(s).equivalence_key() == key for s in successor_urns):
             raise UnacceptableError("a URN cannot be its own successor")
         with self.store.transaction() as tx:
-            self.access.authorize(tx, principal, prefix_of(urn))
             record_id = tx.records.id(key, for_update=True)
+            self.access.authorize_owner(tx, principal, prefix_of(urn), record_id, str(urn))
             current = tx.records.get(key)
             if record_id is None or current is None:
                 raise NotFoundError(f"no URN equivalent to {text} is registered here")
@@ -236,7 +244,7 @@ class RecordService:
                 updated=now(),
             )
             tx.records.update(
-                record_id, record, record_json(current), "deactivated", _actor(principal)
+                record_id, record, record_json(current), "deactivated", actor_of(principal)
             )
             record_successions(tx, [key])
             return record
@@ -274,7 +282,7 @@ class RecordService:
                     record_id = tx.records.insert(record, owner_id)
                     if record_id is not None:  # else taken by hand: draw another
                         made.append(record)
-                        tx.records.append_history([(record_id, "reserved", _actor(principal))])
+                        tx.records.append_history([(record_id, "reserved", actor_of(principal))])
             return made
 
     def batch(
@@ -356,7 +364,7 @@ class RecordService:
                     principal.organisation,
                     moment,
                     moment,
-                    locations=check_locations(found),
+                    locations=held_as_stored((), found, principal.organisation),
                     metadata=dict(metadata),
                 )
             except (InvalidURNError, UnacceptableError, ForbiddenError) as error:
@@ -375,7 +383,7 @@ class RecordService:
         inserted = {number: record for number, record in new if record.key in ids}
         for key in sorted(key for key, (n, _) in fresh.items() if n not in inserted):
             tx.records.id(key, for_update=True)
-        actor = _actor(principal)
+        actor = actor_of(principal)
         tx.records.append_history([(ids[r.key], "created", actor) for r in inserted.values()])
         results = []
         for number, (text, found, metadata) in enumerate(items):

@@ -26,6 +26,7 @@ def record_json(record: Record) -> dict[str, Any]:
                 "priority": loc.priority,
                 "label": loc.label,
                 "media_type": loc.media_type,
+                "organisation": loc.organisation,
             }
             for loc in record.locations
         ],
@@ -33,6 +34,7 @@ def record_json(record: Record) -> dict[str, Any]:
         "successors": list(record.successors),
         "note": record.note,
         "owner": record.owner,
+        "grants": list(record.grants),
         "created": record.created.isoformat(),
         "updated": record.updated.isoformat(),
     }

@@ -79,6 +79,21 @@ locations = sa.Table(
     # Reverse lookup by URL, and the records a link status change concerns.
     sa.Index("ix_locations_url", "url", postgresql_using="hash"),
 )
+# Organisations the owner of a record lets add and maintain their own locations on it
+# (migration location_grants); each location names its holder (locations.owner_id).
+location_grants = sa.Table(
+    "location_grants",
+    metadata,
+    sa.Column(
+        "record_id",
+        sa.BigInteger().with_variant(sa.Integer, "sqlite"),
+        sa.ForeignKey("records.id"),
+        primary_key=True,
+    ),
+    sa.Column("organisation_id", sa.ForeignKey("organisations.id"), primary_key=True),
+    sa.Column("granted", _TIME, nullable=False),
+    sa.Column("granted_by", sa.String(200), nullable=False),  # the actor, as history names it
+)
 history = sa.Table(
     "history",
     metadata,

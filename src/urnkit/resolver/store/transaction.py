@@ -10,6 +10,7 @@ from sqlalchemy.engine import Connection
 from urnkit.resolver.store.bulk_import import BulkImport
 from urnkit.resolver.store.queries.base import Queries
 from urnkit.resolver.store.queries.forwarding import ForwardingTable
+from urnkit.resolver.store.queries.grants import Grants
 from urnkit.resolver.store.queries.identifiers import Identifiers
 from urnkit.resolver.store.queries.links import Links
 from urnkit.resolver.store.queries.oai import OAI
@@ -43,6 +44,7 @@ class Transaction:
     :meth:`Store.snapshot`): its connection and, by area, the queries over it."""
 
     records = _Area(Records)  # records, their locations and history, Idempotency-Keys
+    grants = _Area(Grants)  # organisations granted their own locations on a record
     organisations = _Area(Organisations)  # organisations, prefixes and numbers, tokens
     links = _Area(Links)  # link checking, and the resolution targets it changes
     successions = _Area(Successions)  # who succeeds whom

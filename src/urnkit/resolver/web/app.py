@@ -38,6 +38,7 @@ from urnkit.resolver.web.routes import (
     admin,
     docs,
     forwarding,
+    grants,
     harvest,
     health,
     legacy,
@@ -55,6 +56,7 @@ from urnkit.resolver.web.routes import (
 # In the order of /openapi.json's paths; resolution's describing routes last.
 ROUTERS = (
     forwarding,
+    grants,  # before records: its paths lengthen /api/v1/urns/{urn}
     records,
     prefixes,
     admin,

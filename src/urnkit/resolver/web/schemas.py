@@ -33,6 +33,13 @@ class LocationModel(BaseModel):
     priority: int = Field(1, ge=0, le=1_000_000, strict=True)  # true is no priority
     label: str | None = Field(None, max_length=1000)
     media_type: str | None = Field(None, max_length=255, examples=["application/pdf"])
+    organisation: str | None = Field(
+        None,
+        max_length=200,
+        description="The organisation holding the location (the record's owner or a grantee): "
+        "shown on every stored location; in a write it may be left out, and if given must "
+        "name the location's holder",
+    )
 
 
 class RecordIn(BaseModel):
@@ -76,8 +83,33 @@ class RecordOut(BaseModel):
     successors: list[str]
     note: str | None
     owner: str
+    grants: list[str] = Field(
+        description="The organisations the owner lets add and maintain their own locations"
+    )
     created: str = Field(description="RFC 3339 time")
     updated: str = Field(description="RFC 3339 time")
+
+
+class OwnLocationsIn(BaseModel):
+    """The locations an organisation holds on a record: they replace its own, no others."""
+
+    model_config = ConfigDict(extra="forbid")
+    locations: list[LocationModel] = Field(max_length=100)
+
+
+class GrantOut(BaseModel):
+    """An organisation's right to add and maintain its own locations on a record."""
+
+    organisation: str
+    granted: str = Field(description="RFC 3339 time")
+    granted_by: str = Field(description="Who granted it, as history names actors")
+
+
+class GrantsOut(BaseModel):
+    """The grants on a record, by organisation."""
+
+    urn: str
+    grants: list[GrantOut]
 
 
 class RecordPage(BaseModel):

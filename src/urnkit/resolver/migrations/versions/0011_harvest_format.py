@@ -3,7 +3,7 @@
 repositories).
 
 Revision ID: harvest_format
-Revises: title_words
+Revises: location_grants
 Create Date: 2026-11-25
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "harvest_format"
-down_revision = "title_words"
+down_revision = "location_grants"
 branch_labels = None
 depends_on = None
 

@@ -17,6 +17,7 @@ from urnkit.resolver.store.queries.links import broken_urls, resolution_targets
 from urnkit.resolver.store.tables import (
     history,
     idempotency_keys,
+    location_grants,
     locations,
     organisations,
     records,
@@ -37,7 +38,36 @@ _RECORD_COLUMNS = (
 )
 
 
-def _record(row: Any, found: Sequence[Location] = ()) -> Record:
+_HOLDERS = organisations.alias("holders")  # the organisations holding locations
+_LOCATION_COLUMNS = (
+    locations.c.record_id,
+    locations.c.url,
+    locations.c.priority,
+    locations.c.label,
+    locations.c.media_type,
+    _HOLDERS.c.name.label("organisation"),
+)
+
+
+def _location(row: Any) -> Location:
+    return Location(row.url, row.priority, row.label, row.media_type, row.organisation)
+
+
+def grants_of(connection: sa.Connection, record_ids: Sequence[int]) -> dict[int, list[str]]:
+    """The organisations granted locations on each record (``location_grants``), by name."""
+    found: dict[int, list[str]] = {record_id: [] for record_id in record_ids}
+    for condition in one_of(location_grants.c.record_id, found, connection.dialect.name):
+        for row in connection.execute(
+            sa.select(location_grants.c.record_id, organisations.c.name)
+            .join(organisations)
+            .where(condition)
+            .order_by(organisations.c.name)
+        ):
+            found[row.record_id].append(row.name)
+    return found
+
+
+def _record(row: Any, found: Sequence[Location] = (), grants: Sequence[str] = ()) -> Record:
     return Record(
         urn=row.urn,
         key=row.equivalence_key,
@@ -50,6 +80,7 @@ def _record(row: Any, found: Sequence[Location] = ()) -> Record:
         metadata=row.metadata,
         successors=tuple(row.successors),
         note=row.note,
+        grants=tuple(grants),
     )
 
 
@@ -82,18 +113,14 @@ def records_where(
     found: dict[int, list[Location]] = {row.id: [] for row in rows}
     for condition in one_of(locations.c.record_id, found, connection.dialect.name):
         for loc in connection.execute(
-            sa.select(
-                locations.c.record_id,
-                locations.c.url,
-                locations.c.priority,
-                locations.c.label,
-                locations.c.media_type,
-            )
+            sa.select(*_LOCATION_COLUMNS)
+            .join(_HOLDERS, _HOLDERS.c.id == locations.c.owner_id)
             .where(condition)
             .order_by(locations.c.priority, locations.c.id)
         ):
-            found[loc.record_id].append(Location(loc.url, loc.priority, loc.label, loc.media_type))
-    return [(row.id, _record(row, found[row.id])) for row in rows]
+            found[loc.record_id].append(_location(loc))
+    grants = grants_of(connection, list(found))
+    return [(row.id, _record(row, found[row.id], grants[row.id])) for row in rows]
 
 
 def _like_escaped(text: str) -> str:
@@ -169,18 +196,19 @@ class Records(Queries):
         ).first()
         if row is None:
             return None
-        return _record(row, self.locations(row.id))
+        grants = grants_of(self.connection, [row.id])[row.id]
+        return _record(row, self.locations(row.id), grants)
 
     def locations(self, record_id: int) -> list[Location]:
-        """The record's locations, highest priority (lowest number) first."""
+        """The record's locations, highest priority (lowest number) first, each with the
+        organisation holding it."""
         rows = self.connection.execute(
-            sa.select(
-                locations.c.url, locations.c.priority, locations.c.label, locations.c.media_type
-            )
+            sa.select(*_LOCATION_COLUMNS)
+            .join(_HOLDERS, _HOLDERS.c.id == locations.c.owner_id)
             .where(locations.c.record_id == record_id)
             .order_by(locations.c.priority, locations.c.id)
         )
-        return [Location(row.url, row.priority, row.label, row.media_type) for row in rows]
+        return [_location(row) for row in rows]
 
     def page(
         self,
@@ -300,9 +328,10 @@ class Records(Queries):
         self, record_id: int, record: Record, previous: Mapping[str, Any], action: str, actor: str
     ) -> None:
         """Replace a record's status, metadata (and the other identifiers it carries),
-        successors, note and locations, and log the change: the newest history entry is first
-        given ``previous`` (the record as it was, as the API shows it), and a new one, without
-        a document, stands for the record as it is now (migration ``current_history``;
+        successors, note and locations (each held by its ``organisation``, or by the record's
+        owner when it names none), and log the change: the newest history entry is first given
+        ``previous`` (the record as it was, as the API shows it), and a new one, without a
+        document, stands for the record as it is now (migration ``current_history``;
         :meth:`history`)."""
         self.connection.execute(
             sa.update(history)
@@ -332,9 +361,17 @@ class Records(Queries):
     def _targets(self, found: Sequence[Location]) -> str | None:
         return resolution_targets(found, broken_urls(self.connection, (loc.url for loc in found)))
 
-    def _insert_locations(
-        self, record_id: int, found: Sequence[Location], owner_id: int | None
-    ) -> None:
+    def _insert_locations(self, record_id: int, found: Sequence[Location], owner_id: int) -> None:
+        """Insert ``found``, each held by its ``organisation`` (by the record's owner, ``owner_id``,
+        when it names none)."""
+        named = {loc.organisation for loc in found} - {None}
+        holders: dict[str | None, int] = {}
+        if named:
+            query = sa.select(organisations.c.name, organisations.c.id)
+            for name, holder_id in self.connection.execute(
+                query.where(organisations.c.name.in_(named))
+            ):
+                holders[name] = holder_id
         if found:
             self.connection.execute(
                 locations.insert(),
@@ -345,7 +382,9 @@ class Records(Queries):
                         "priority": loc.priority,
                         "label": loc.label,
                         "media_type": loc.media_type,
-                        "owner_id": owner_id,
+                        "owner_id": owner_id
+                        if loc.organisation is None
+                        else holders[loc.organisation],
                     }
                     for loc in found
                 ],
