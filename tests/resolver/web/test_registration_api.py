@@ -137,6 +137,7 @@ def test_put_creates_then_replaces(api: httpx.Client, unique: str) -> None:
         "priority": 3,
         "label": "PDF",
         "media_type": "application/pdf",
+        "restricted_to": None,
     }
     created = put(api, urn, [full, {"url": "ftp://example.org/t"}], {"title": "T", "n": [1, 2]})
     assert set(created) >= RECORD_FIELDS
@@ -147,7 +148,13 @@ def test_put_creates_then_replaces(api: httpx.Client, unique: str) -> None:
     assert created["created"] == created["updated"]
     shown = get(api, urn)
     assert sorted(shown["locations"], key=lambda loc: loc["priority"]) == [
-        {"url": "ftp://example.org/t", "priority": 1, "label": None, "media_type": None},
+        {
+            "url": "ftp://example.org/t",
+            "priority": 1,
+            "label": None,
+            "media_type": None,
+            "restricted_to": None,
+        },
         full,
     ]
     assert shown["metadata"] == {"title": "T", "n": [1, 2]}

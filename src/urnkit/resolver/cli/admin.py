@@ -1,12 +1,13 @@
-"""``urnkit admin``: organisations, delegated prefixes (RFC 8458 §4.3) and API tokens; and the
-forwarding table (:mod:`urnkit.resolver.cli.forwarding`)."""
+"""``urnkit admin``: organisations, delegated prefixes (RFC 8458 §4.3) and API tokens; the
+forwarding table (:mod:`urnkit.resolver.cli.forwarding`) and the organisations' networks
+(:mod:`urnkit.resolver.cli.networks`)."""
 
 from __future__ import annotations
 
 import argparse
 
 from urnkit.commandline import EXIT_OK, Commands, Help, count, group
-from urnkit.resolver.cli import forwarding
+from urnkit.resolver.cli import forwarding, networks
 from urnkit.resolver.cli.common import REFUSED, add, database_flag, services_for
 
 _CREATE_ORG = Help(
@@ -81,7 +82,7 @@ def _token_id(text: str) -> int:
 
 def add_commands(commands: Commands) -> None:
     """Add ``admin`` and its commands: ``create-org``, ``delegate``, ``create-token``,
-    ``revoke-token`` and the ``forwarding`` group."""
+    ``revoke-token`` and the ``forwarding`` and ``network`` groups."""
     admin = group(commands, "admin", "Organisations, delegated prefixes and API tokens.")
     create_org = add(admin, "create-org", _create_org, _CREATE_ORG)
     create_org.add_argument("name", metavar="NAME")
@@ -102,3 +103,4 @@ def add_commands(commands: Commands) -> None:
     revoke_token.add_argument("token_id", metavar="ID", type=_token_id)
     database_flag(create_org, delegate, create_token, revoke_token)
     forwarding.add_commands(admin)
+    networks.add_commands(admin)

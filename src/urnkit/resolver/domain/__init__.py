@@ -5,6 +5,8 @@
 * :mod:`~urnkit.resolver.domain.names`: URN:NBN names, delegated prefixes, what may be
   registered, and new names.
 * :mod:`~urnkit.resolver.domain.principals`: who calls, with which role.
+* :mod:`~urnkit.resolver.domain.networks`: organisations' networks, who may read a location
+  restricted to one.
 * :mod:`~urnkit.resolver.domain.links`: when a location's link is broken.
 * :mod:`~urnkit.resolver.domain.harvest`: the OAI-PMH repositories harvested.
 * :mod:`~urnkit.resolver.domain.acceptance`: what the service accepts (values both
@@ -74,6 +76,19 @@ from urnkit.resolver.domain.names import (
     random_nbn_string,
     sequential_nbn_string,
 )
+from urnkit.resolver.domain.networks import (
+    NETWORK_NAME_PATTERN,
+    PUBLIC,
+    Network,
+    Reader,
+    check_network_name,
+    client_address,
+    inside,
+    parse_ranges,
+    shown,
+    shown_document,
+    withheld,
+)
 from urnkit.resolver.domain.principals import ROLES, Principal, Role
 from urnkit.resolver.domain.records import (
     STATUSES,
@@ -109,7 +124,9 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_METADATA_BYTES",
     "MAX_URN_LENGTH",
+    "NETWORK_NAME_PATTERN",
     "PREFIX_PATTERN",
+    "PUBLIC",
     "RANDOM_LENGTH",
     "ROLES",
     "STATUSES",
@@ -124,9 +141,11 @@ __all__ = [
     "LinkState",
     "LinkStatus",
     "Location",
+    "Network",
     "NotAcceptableError",
     "NotFoundError",
     "Principal",
+    "Reader",
     "Record",
     "ResolverError",
     "Role",
@@ -139,22 +158,29 @@ __all__ = [
     "acceptable",
     "assigned_name",
     "check_json",
+    "check_network_name",
     "check_record",
     "check_registrable",
     "check_resolvable",
     "check_urn_length",
+    "client_address",
     "covers",
     "dot_segments",
+    "inside",
     "json_pointer",
     "link_verdict",
     "merge_patch",
     "next_link_state",
     "normalize_prefix",
+    "parse_ranges",
     "parse_urn",
     "prefix_of",
     "printable",
     "random_nbn_string",
     "sequential_nbn_string",
+    "shown",
+    "shown_document",
     "violations",
     "with_q_component",
+    "withheld",
 ]

@@ -20,7 +20,9 @@ STATUSES: tuple[Status, ...] = ("reserved", "active", "deactivated")
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """Where a resource can be found: lower ``priority`` numbers are tried first.
+    """Where a resource can be found: lower ``priority`` numbers are tried first; a location
+    ``restricted_to`` a network of its holder's is read only from inside it
+    (:mod:`~urnkit.resolver.domain.networks`).
 
     >>> Location("https://example.org/x", priority=2, media_type="application/pdf").priority
     2
@@ -30,6 +32,7 @@ class Location:
     priority: int = 1
     label: str | None = None
     media_type: str | None = None
+    restricted_to: str | None = None
 
 
 def with_q_component(url: str, q_component: str) -> str:

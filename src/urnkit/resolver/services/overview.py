@@ -6,7 +6,13 @@ import unicodedata
 from datetime import date, timedelta
 from typing import Literal
 
-from urnkit.resolver.domain import NotFoundError, Record, UnacceptableError, covers
+from urnkit.resolver.domain import (
+    NotFoundError,
+    Reader,
+    Record,
+    UnacceptableError,
+    covers,
+)
 from urnkit.resolver.services.records import RecordService
 from urnkit.resolver.statistics import DayCount, ResolutionTally
 from urnkit.resolver.store import Store, now
@@ -67,12 +73,18 @@ class OverviewService:
         return now().date() - timedelta(days=days - 1)
 
     def search(
-        self, by: Literal["urn", "url", "title"], text: str, cursor: int = 0, limit: int = 20
+        self,
+        by: Literal["urn", "url", "title"],
+        text: str,
+        cursor: int = 0,
+        limit: int = 20,
+        reader: Reader | None = None,
     ) -> tuple[list[Record], int | None]:
         """Records found by URN (its equivalents: one or none), by the URL of a location
         (reverse lookup) or by a case-insensitive part of their ``metadata.title``, a page at a
         time; the cursor of the next page. :class:`InvalidURNError` (saying where) when a URN
-        searched for is not one.
+        searched for is not one. With a ``reader``, as :meth:`RecordService.records` shows
+        them to it.
 
         >>> from urnkit.resolver.services import Services
         >>> Services(Store("sqlite://")).overview.search("title", "a\\x00b")
@@ -88,9 +100,11 @@ class OverviewService:
                     f"the {by} searched for holds a control character at position {position}",
                     position=position,
                 )
-        if by != "urn":
-            return self.records.records(None, cursor, limit, **{by: text})
+        if by == "url":
+            return self.records.records(None, cursor, limit, url=text, reader=reader)
+        if by == "title":
+            return self.records.records(None, cursor, limit, title=text, reader=reader)
         try:
-            return [self.records.get(text)], None
+            return [self.records.get(text, reader)], None
         except NotFoundError:
             return [], None

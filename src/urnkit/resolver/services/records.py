@@ -19,6 +19,7 @@ from urnkit.resolver.domain import (
     Location,
     NotFoundError,
     Principal,
+    Reader,
     Record,
     UnacceptableError,
     assigned_name,
@@ -32,6 +33,8 @@ from urnkit.resolver.domain import (
     prefix_of,
     random_nbn_string,
     sequential_nbn_string,
+    shown,
+    shown_document,
 )
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.locations import check_locations
@@ -61,6 +64,24 @@ def _actor(principal: Principal) -> str:
     return f"{principal.organisation} (token {principal.token_id})"
 
 
+def check_restrictions(tx: Transaction, holder: str, found: Sequence[Location]) -> None:
+    """:class:`UnacceptableError` unless every location of ``found`` restricted to a network
+    is restricted to one of ``holder``'s (the organisation that will hold it)."""
+    named = {loc.restricted_to for loc in found if loc.restricted_to is not None}
+    if not named:
+        return
+    holder_id = tx.organisations.id(holder)
+    known = {name for _, _, name, _ in tx.networks.all(holder_id)}
+    for number, location in enumerate(found, 1):
+        if location.restricted_to is not None and location.restricted_to not in known:
+            raise UnacceptableError(
+                f"location {number}: {holder!r} has no network called "
+                f"{location.restricted_to!r} (its networks: {', '.join(sorted(known)) or 'none'}"
+                "; an admin defines them: urnkit admin network)",
+                networks=sorted(known),
+            )
+
+
 class RecordService:
     """The records of a :class:`~urnkit.resolver.store.Store`, written as ``access`` allows."""
 
@@ -68,24 +89,29 @@ class RecordService:
         self.store = store
         self.access = access
 
-    def get(self, text: str) -> Record:
-        """The record of a URN (any equivalent spelling)."""
+    def get(self, text: str, reader: Reader | None = None) -> Record:
+        """The record of a URN (any equivalent spelling); with only the locations ``reader``
+        may see, if given."""
         key = parse_urn(text).equivalence_key()
         with self.store.snapshot() as tx:
             record = tx.records.get(key)
         if record is None:
             raise NotFoundError(f"no URN equivalent to {text} is registered here")
-        return record
+        return record if reader is None else shown(record, reader)
 
-    def history(self, text: str) -> list[HistoryEntry]:
-        """Every change to the record of a URN, oldest first."""
+    def history(self, text: str, reader: Reader | None = None) -> list[HistoryEntry]:
+        """Every change to the record of a URN, oldest first; each showing only the locations
+        ``reader`` may see, if given."""
         key = parse_urn(text).equivalence_key()
         with self.store.snapshot() as tx:
             record_id = tx.records.id(key)
             record = tx.records.get(key)
             if record_id is None or record is None:
                 raise NotFoundError(f"no URN equivalent to {text} is registered here")
-            return tx.records.history(record_id, record_json(record))
+            entries = tx.records.history(record_id, record_json(record))
+        if reader is None:
+            return entries
+        return [replace(entry, record=shown_document(entry.record, reader)) for entry in entries]
 
     def records(
         self,
@@ -95,15 +121,24 @@ class RecordService:
         *,
         title: str | None = None,
         url: str | None = None,
+        reader: Reader | None = None,
     ) -> tuple[list[Record], int | None]:
         """A page of records (under ``prefix``, with ``title`` in their title, with a location
-        at ``url``: each if given) and the cursor of the next page."""
+        at ``url``: each if given) and the cursor of the next page. With a ``reader``, each
+        record shows only the locations it may see, and a location at ``url`` it may not see
+        does not count (a page may then be short)."""
         normalized = None if prefix is None else normalize_prefix(prefix)
         with self.store.snapshot() as tx:
             page = tx.records.page(normalized, cursor, limit + 1, title=title, url=url)
         more = len(page) > limit
         page = page[:limit]
-        return [record for _, record in page], (page[-1][0] if more else None)
+        after = page[-1][0] if more else None
+        found = [record for _, record in page]
+        if reader is not None:
+            found = [shown(record, reader) for record in found]
+            if url is not None:
+                found = [r for r in found if any(loc.url == url for loc in r.locations)]
+        return found, after
 
     def unresolvable(self, page: int = 1_000) -> Iterator[str]:
         """Why each stored URN that could not be resolved was refused by
@@ -148,6 +183,7 @@ class RecordService:
         moment = now()
         record_id = tx.records.id(key, for_update=True)
         if record_id is None:
+            check_restrictions(tx, principal.organisation, found)
             owner_id = tx.organisations.id(principal.organisation)
             assert owner_id is not None
             record = Record(str(urn), key, prefix, "active", principal.organisation, moment, moment)
@@ -165,6 +201,7 @@ class RecordService:
                 f"{current.urn} is deactivated; a deactivated URN is not written again",
                 successors=list(current.successors),
             )
+        check_restrictions(tx, current.owner, found)
         record = replace(
             current, status="active", locations=found, metadata=dict(metadata), updated=moment
         )
@@ -201,6 +238,7 @@ class RecordService:
             found = current.locations
             if "locations" in patch:
                 found = check_locations(patch["locations"])
+                check_restrictions(tx, current.owner, found)
             record = replace(current, metadata=metadata, locations=found, updated=now())
             tx.records.update(record_id, record, record_json(current), "patched", _actor(principal))
             return record
@@ -352,6 +390,7 @@ class RecordService:
                     locations=check_locations(found),
                     metadata=dict(metadata),
                 )
+                check_restrictions(tx, principal.organisation, record.locations)
             except (InvalidURNError, UnacceptableError, ForbiddenError) as error:
                 raise _at(error, number, text) from None
             fresh.setdefault(record.key, (number, record))

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from urnkit.resolver.domain import Record, parse_urn, with_q_component
+from urnkit.resolver.domain import (
+    Record,
+    client_address,
+    parse_urn,
+    shown,
+    with_q_component,
+    withheld,
+)
 from urnkit.resolver.services.forwarding import ForwardingService
+from urnkit.resolver.services.networks import NetworkService
 from urnkit.resolver.services.records import RecordService
 from urnkit.resolver.statistics import ResolutionTally
 from urnkit.resolver.store import ResolutionRow, Store
@@ -19,7 +27,10 @@ class Resolution:
     """What resolving a URN gives: a ``redirect`` to ``target``, a ``surrogate`` page of the
     record's metadata (RFC 8458 §4.5), or ``gone`` (deactivated) naming its successors.
     ``alternates`` are the URLs a redirect could lead to, best first (``target`` is the first);
-    ``predecessors`` the URNs of the deactivated records naming this one as a successor."""
+    ``predecessors`` the URNs of the deactivated records naming this one as a successor. The
+    ``record`` shows only the locations the client may use; ``withheld`` names the
+    organisations holding the others (restricted to networks the client is outside);
+    ``routed``: the answer depends on the client's address (no shared cache may keep it)."""
 
     kind: Literal["redirect", "surrogate", "gone"]
     urn: URN
@@ -27,12 +38,15 @@ class Resolution:
     record: Record | None = None
     alternates: tuple[str, ...] = ()
     predecessors: tuple[str, ...] = ()
+    withheld: tuple[str, ...] = ()
+    routed: bool = False
 
 
 class ResolutionService:
     """Resolves URNs over a store: registered ones by their ``records``, others by
     ``forwarding``. Each resolution of a registered URN counts into ``tally`` (flushed to the
-    database by :meth:`OverviewService.flush_statistics`)."""
+    database by :meth:`OverviewService.flush_statistics`). A record with locations restricted
+    to ``networks`` leads each client to the first it may use, judged by its address."""
 
     def __init__(
         self,
@@ -40,16 +54,19 @@ class ResolutionService:
         records: RecordService,
         forwarding: ForwardingService,
         tally: ResolutionTally,
+        networks: NetworkService,
     ) -> None:
         self.store = store
         self.records = records
         self.forwarding = forwarding
         self.tally = tally
+        self.networks = networks
 
-    def resolve(self, text: str) -> Resolution:
+    def resolve(self, text: str, client: str | None = None) -> Resolution:
         """Resolve a URN, components included: a q-component is copied into the locator's
         query (RFC 8141 §2.3.2); an r-component does not change where it leads (RFC 8458
-        §4.2.1; the web layer reads the name of an RFC 2483 request from it).
+        §4.2.1; the web layer reads the name of an RFC 2483 request from it). ``client`` is
+        the client's address, which locations restricted to networks are judged by.
 
         Raises :class:`~urnkit.resolver.domain.InvalidURNError` or
         :class:`~urnkit.resolver.domain.NotFoundError`.
@@ -60,28 +77,49 @@ class ResolutionService:
         if row is None:
             return self._forward(urn)
         self.tally.add(row[3])
-        return self._redirect(urn, row) or self._from_record(urn, row)
+        if row[4] is not None:
+            if not self.networks.fresh():
+                self.networks.load()
+            row = self._routed(row, client)
+        redirect = self._redirect(urn, row)
+        if redirect is None:
+            return self._from_record(urn, row, client)
+        return redirect if row[4] is None else replace(redirect, routed=True)
 
-    async def resolve_async(self, text: str) -> Resolution:
+    async def resolve_async(self, text: str, client: str | None = None) -> Resolution:
         """:meth:`resolve` for the event loop (``GET /{urn}``): the lookup is
         :meth:`~urnkit.resolver.store.Store.resolution_row_async`; reading the whole record, for
-        the rarer surrogate and gone answers, and forwarding, run in a worker thread."""
+        the rarer surrogate and gone answers, forwarding, and reading the networks when they
+        are old, run in a worker thread. A record without restricted locations (its
+        ``records.restricted`` NULL) is redirected without looking at the client."""
         urn = parse_urn(text)
         key = urn.equivalence_key()
         row = await self.store.resolution_row_async(key)
         if row is None:
             return await asyncio.to_thread(self._forward, urn)
         self.tally.add(row[3])
+        if row[4] is not None:
+            if not self.networks.fresh():
+                await asyncio.to_thread(self.networks.load)
+            row = self._routed(row, client)
         redirect = self._redirect(urn, row)
         if redirect is None:
-            return await asyncio.to_thread(self._from_record, urn, row)
-        return redirect
+            return await asyncio.to_thread(self._from_record, urn, row, client)
+        return redirect if row[4] is None else replace(redirect, routed=True)
+
+    def _routed(self, row: ResolutionRow, client: str | None) -> ResolutionRow:
+        """``row`` with the targets a client at ``client`` may use (its ``restricted``: every
+        usable URL with its network, best first)."""
+        status, _, predecessors, prefix, restricted = row
+        assert restricted is not None
+        usable = self.networks.usable(restricted, client_address(client))
+        return status, "\n".join(usable) or None, predecessors, prefix, restricted
 
     @staticmethod
     def _redirect(urn: URN, row: ResolutionRow) -> Resolution | None:
         """The redirect to an active record's best location not known broken; None when the
         answer needs the whole record (no such location, or deactivated)."""
-        status, targets, predecessors, _ = row
+        status, targets, predecessors, _, _ = row
         if status == "active" and targets is not None:
             alternates = tuple(targets.split("\n"))
             if urn.q_component:
@@ -95,13 +133,23 @@ class ResolutionService:
             )
         return None
 
-    def _from_record(self, urn: URN, row: ResolutionRow) -> Resolution:
-        record = self.records.get(urn.assigned_name)
+    def _from_record(self, urn: URN, row: ResolutionRow, client: str | None) -> Resolution:
+        """The surrogate or gone answer: the record as the client may see it."""
+        whole = self.records.get(urn.assigned_name)
         kind: Literal["surrogate", "gone"] = (
-            "gone" if record.status == "deactivated" else "surrogate"
+            "gone" if whole.status == "deactivated" else "surrogate"
         )
         before = () if row[2] is None else tuple(row[2].split("\n"))
-        return Resolution(kind, urn, record=record, predecessors=before)
+        reader = self.networks.reader(None, client)
+        record = shown(whole, reader)
+        return Resolution(
+            kind,
+            urn,
+            record=record,
+            predecessors=before,
+            withheld=withheld(whole, reader),
+            routed=any(loc.restricted_to is not None for loc in whole.locations),
+        )
 
     def _forward(self, urn: URN) -> Resolution:
         """A redirect to another resolver (:meth:`ForwardingService.target`); the q-component

@@ -26,6 +26,7 @@ def record_json(record: Record) -> dict[str, Any]:
                 "priority": loc.priority,
                 "label": loc.label,
                 "media_type": loc.media_type,
+                "restricted_to": loc.restricted_to,
             }
             for loc in record.locations
         ],

@@ -10,6 +10,7 @@ from urnkit.resolver.domain import (
     MAX_DEPTH,
     MAX_METADATA_BYTES,
     MAX_URN_LENGTH,
+    NETWORK_NAME_PATTERN,
     PREFIX_PATTERN,
 )
 from urnkit.resolver.services.records import MAX_BATCH
@@ -33,6 +34,13 @@ class LocationModel(BaseModel):
     priority: int = Field(1, ge=0, le=1_000_000, strict=True)  # true is no priority
     label: str | None = Field(None, max_length=1000)
     media_type: str | None = Field(None, max_length=255, examples=["application/pdf"])
+    restricted_to: str | None = Field(
+        None,
+        pattern=f"^{NETWORK_NAME_PATTERN}$",
+        examples=["reading-rooms"],
+        description="A network of the organisation holding the location: only clients inside "
+        "it are sent to it or shown its URL (docs/resolution.md)",
+    )
 
 
 class RecordIn(BaseModel):
@@ -174,6 +182,23 @@ class OrganisationOut(BaseModel):
     """An organisation."""
 
     name: str
+
+
+class NetworkIn(BaseModel):
+    """A network's address ranges: IPv4 or IPv6 addresses or networks in CIDR notation."""
+
+    model_config = ConfigDict(extra="forbid")
+    ranges: list[str] = Field(
+        min_length=1, max_length=1000, examples=[["192.0.2.0/24", "2001:db8::/32"]]
+    )
+
+
+class NetworkOut(BaseModel):
+    """An organisation's named network."""
+
+    organisation: str
+    name: str
+    ranges: list[str]
 
 
 class TokenIn(BaseModel):

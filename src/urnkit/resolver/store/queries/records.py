@@ -11,7 +11,11 @@ import sqlalchemy as sa
 
 from urnkit.resolver.domain import HistoryEntry, Location, Record
 from urnkit.resolver.store.queries.base import Queries, now, one_of, utc
-from urnkit.resolver.store.queries.links import broken_urls, resolution_targets
+from urnkit.resolver.store.queries.links import (
+    broken_urls,
+    resolution_targets,
+    restricted_targets,
+)
 from urnkit.resolver.store.tables import (
     history,
     idempotency_keys,
@@ -51,6 +55,10 @@ def _record(row: Any, found: Sequence[Location] = ()) -> Record:
     )
 
 
+def _location(row: Any) -> Location:
+    return Location(row.url, row.priority, row.label, row.media_type, row.restricted_to)
+
+
 def listing_condition(
     prefix: str | None, start: datetime | None, end: datetime | None
 ) -> sa.ColumnElement[bool]:
@@ -86,11 +94,12 @@ def records_where(
                 locations.c.priority,
                 locations.c.label,
                 locations.c.media_type,
+                locations.c.restricted_to,
             )
             .where(condition)
             .order_by(locations.c.priority, locations.c.id)
         ):
-            found[loc.record_id].append(Location(loc.url, loc.priority, loc.label, loc.media_type))
+            found[loc.record_id].append(_location(loc))
     return [(row.id, _record(row, found[row.id])) for row in rows]
 
 
@@ -173,12 +182,16 @@ class Records(Queries):
         """The record's locations, highest priority (lowest number) first."""
         rows = self.connection.execute(
             sa.select(
-                locations.c.url, locations.c.priority, locations.c.label, locations.c.media_type
+                locations.c.url,
+                locations.c.priority,
+                locations.c.label,
+                locations.c.media_type,
+                locations.c.restricted_to,
             )
             .where(locations.c.record_id == record_id)
             .order_by(locations.c.priority, locations.c.id)
         )
-        return [Location(row.url, row.priority, row.label, row.media_type) for row in rows]
+        return [_location(row) for row in rows]
 
     def page(
         self,
@@ -276,7 +289,8 @@ class Records(Queries):
                 owner_id=owner_id,
                 created=record.created,
                 updated=record.updated,
-                targets=self._targets(record.locations),
+                # NULLs left to the defaults: a schema older than a column inserts too (tests)
+                **{k: v for k, v in self._targets(record.locations, owner_id).items() if v},
             )
             .on_conflict_do_nothing()
             .returning(records.c.id)
@@ -298,9 +312,9 @@ class Records(Queries):
             .where(history.c.record_id == record_id, history.c.record.is_(None))
             .values(record=dict(previous))
         )
-        owner_id = self.connection.scalar(
+        owner_id: int = self.connection.execute(
             sa.select(records.c.owner_id).where(records.c.id == record_id)
-        )
+        ).scalar_one()
         self.connection.execute(
             sa.update(records)
             .where(records.c.id == record_id)
@@ -310,19 +324,26 @@ class Records(Queries):
                 successors=list(record.successors),
                 note=record.note,
                 updated=record.updated,
-                targets=self._targets(record.locations),
+                **self._targets(record.locations, owner_id),
             )
         )
         self.connection.execute(sa.delete(locations).where(locations.c.record_id == record_id))
         self._insert_locations(record_id, record.locations, owner_id)
         self.append_history([(record_id, action, actor)])
 
-    def _targets(self, found: Sequence[Location]) -> str | None:
-        return resolution_targets(found, broken_urls(self.connection, (loc.url for loc in found)))
+    def _targets(self, found: Sequence[Location], holder: int) -> dict[str, str | None]:
+        """``records.targets`` and ``records.restricted`` of locations all held by ``holder``."""
+        broken = broken_urls(self.connection, (loc.url for loc in found))
+        return {
+            "targets": resolution_targets(found, broken),
+            "restricted": restricted_targets([(loc, holder) for loc in found], broken),
+        }
 
     def _insert_locations(
         self, record_id: int, found: Sequence[Location], owner_id: int | None
     ) -> None:
+        # restricted_to only when given (a schema older than the column inserts too: tests)
+        restricted = any(loc.restricted_to is not None for loc in found)
         if found:
             self.connection.execute(
                 locations.insert(),
@@ -335,6 +356,7 @@ class Records(Queries):
                         "media_type": loc.media_type,
                         "owner_id": owner_id,
                     }
+                    | ({"restricted_to": loc.restricted_to} if restricted else {})
                     for loc in found
                 ],
             )

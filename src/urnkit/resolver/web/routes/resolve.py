@@ -42,8 +42,8 @@ from urnkit.resolver.services.rfc2483 import (
     uri_list,
 )
 from urnkit.resolver.services.shapes import history_json, record_json
-from urnkit.resolver.web.caching import validated
-from urnkit.resolver.web.deps import decoded_if_whole, raw_urn
+from urnkit.resolver.web.caching import NO_STORE, validated
+from urnkit.resolver.web.deps import client_of, decoded_if_whole, raw_urn
 from urnkit.resolver.web.front import FOUND, prefers_json, redirect, resolution_links
 from urnkit.resolver.web.metrics import Metrics
 from urnkit.resolver.web.problems import PROBLEM, problem_body, problem_responses, wants_html
@@ -84,7 +84,7 @@ async def resolve_request(request: Request) -> Response:
         if isinstance(resolution, Exception):
             raise resolution
         if resolution is None:
-            resolution = await services.resolution.resolve_async(text)
+            resolution = await services.resolution.resolve_async(text, client_of(request.scope))
     except NotFoundError:
         metrics.resolved("not_found")
         raise
@@ -101,7 +101,7 @@ async def resolve_request(request: Request) -> Response:
         return redirect(
             request.scope,
             resolution.target or "",
-            request.app.state.cache.header(302),
+            NO_STORE if resolution.routed else request.app.state.cache.header(302),
             resolution.alternates,
             resolution.predecessors,
         )
@@ -110,6 +110,8 @@ async def resolve_request(request: Request) -> Response:
         assert record is not None
         links = resolution_links(request.scope, (), record.successors, resolution.predecessors)
         headers = {"Link": links, "Vary": "Accept"} if links else {"Vary": "Accept"}
+        if resolution.routed:
+            headers["Cache-Control"] = NO_STORE.decode()
         return _gone_problem(record, resolution.predecessors, headers)
     return await asyncio.to_thread(
         _described_record, request, text, resolution.kind, resolution.alternates
@@ -123,10 +125,13 @@ def _described_record(
     would redirect to, if any): as JSON to a client that prefers it, else as its page
     (RFC 8458 §4.5's surrogate; 410 when deactivated)."""
     services: Services = request.app.state.services
-    description = Rfc2483Requests(services.records).describe(text)
+    reader = services.networks.reader(None, client_of(request.scope))
+    description = Rfc2483Requests(services.records).describe(text, reader)
     record = description.record
     links = resolution_links(request.scope, alternates, record.successors, description.predecessors)
     headers = {"Link": links, "Vary": "Accept"} if links else {"Vary": "Accept"}
+    if description.restricted:  # what it shows depends on the client's address
+        headers["Cache-Control"] = NO_STORE.decode()
     if kind == "gone":
         return _record_page(description, 410, headers)
     if prefers_json(request.scope):
@@ -140,13 +145,16 @@ def answer_service(request: Request, name: str, text: str) -> Response:
     services: Services = request.app.state.services
     rfc2483 = Rfc2483Requests(services.records)
     urn = parse_urn(text)
-    description = rfc2483.describe(text)
+    reader = services.networks.reader(None, client_of(request.scope))
+    description = rfc2483.describe(text, reader)
     record = description.record
     alternates = [loc.url for loc in description.usable]
     if urn.q_component:  # RFC 8141 §2.3.2: passed to every locator
         alternates = [with_q_component(url, urn.q_component) for url in alternates]
     links = resolution_links(request.scope, alternates, record.successors, description.predecessors)
     headers = {"Link": links} if links else {}
+    if description.restricted:  # what it shows depends on the client's address
+        headers["Cache-Control"] = NO_STORE.decode()
     if name in ("I2L", "I2Ls", "I2R", "I2Rs") and record.status == "deactivated":
         if wants_html(request):
             return _record_page(description, 410, headers)
@@ -305,6 +313,7 @@ def _record_page(description: Description, status: int, headers: dict[str, str])
         ],
         predecessors=sorted(description.predecessors),
         history=[history_json(entry) for entry in description.history],
+        withheld=description.withheld,
     )
 
 
