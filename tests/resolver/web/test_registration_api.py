@@ -918,9 +918,13 @@ def test_the_api_is_described_at_openapi_json_and_docs(anonymous: httpx.Client) 
         "/api/v1/prefixes/{prefix}/urns",
     ):
         assert path in paths
-    # RFC 8458 §4.1: nothing about a URN is deleted; only configuration rows are (forwarding).
+    # RFC 8458 §4.1: nothing about a URN is deleted; only configuration rows are (forwarding,
+    # organisations' networks).
     deletable = {path for path, operations in paths.items() if "delete" in operations}
-    assert deletable == {"/api/v1/forwarding/{country}"}
+    assert deletable == {
+        "/api/v1/forwarding/{country}",
+        "/api/v1/organisations/{name}/networks/{network}",
+    }
     schemes = description.json()["components"]["securitySchemes"].values()
     assert any(scheme.get("scheme") == "bearer" for scheme in schemes)
     docs = anonymous.get("/docs")
