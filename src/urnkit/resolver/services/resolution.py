@@ -140,15 +140,16 @@ class ResolutionService:
             "gone" if whole.status == "deactivated" else "surrogate"
         )
         before = () if row[2] is None else tuple(row[2].split("\n"))
+        if all(loc.restricted_to is None for loc in whole.locations):
+            return Resolution(kind, urn, record=whole, predecessors=before)
         reader = self.networks.reader(None, client)
-        record = shown(whole, reader)
         return Resolution(
             kind,
             urn,
-            record=record,
+            record=shown(whole, reader),
             predecessors=before,
             withheld=withheld(whole, reader),
-            routed=any(loc.restricted_to is not None for loc in whole.locations),
+            routed=True,
         )
 
     def _forward(self, urn: URN) -> Resolution:
