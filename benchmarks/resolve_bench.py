@@ -435,7 +435,7 @@ from urnkit.resolver.store import Store
 
 async def _row(self, key):
     # What the database holds for urn:nbn:fi:bench-N: active, at one location.
-    return ("active", "https://example.org/bench/" + key.rpartition("-")[2], None, %(prefix)r)
+    return ("active", "https://example.org/bench/" + key.rpartition("-")[2], None, %(prefix)r, None)
 
 
 Store.resolution_row_async = _row

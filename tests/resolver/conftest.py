@@ -54,6 +54,7 @@ def store(empty_store: Store) -> Store:
 
 
 STATISTICS_INTERVAL = 1  # seconds between flushes of the resolution counts in ``resolver``
+TRUSTED_PROXIES = "127.0.0.1, ::1"  # whose X-Forwarded-For ``resolver`` believes
 
 
 @pytest.fixture(scope="session", params=DATABASES)
@@ -63,11 +64,15 @@ def resolver(
     """A running resolver per database, shared by the session's contract tests: organisations
     "Test Library" (prefix ``fi:test``) and "Other Library" (``fi:other``, random generator),
     an admin token and a registrant token for each. Tests use URNs of their own. The server
-    flushes its resolution counts every ``STATISTICS_INTERVAL`` seconds (statistics tests)."""
+    flushes its resolution counts every ``STATISTICS_INTERVAL`` seconds (statistics tests) and
+    believes the tests' ``X-Forwarded-For`` (``TRUSTED_PROXIES``)."""
     directory = tmp_path_factory.mktemp(f"resolver-{request.param}")
     with fresh_database(request.param, directory) as url:
         set_up = set_up_resolver(url)
-        with statistics_interval(STATISTICS_INTERVAL), Server(url) as server:
+        # The tests' own address, 127.0.0.1, is a trusted proxy: a test sets the client's
+        # address with X-Forwarded-For (access by network, test_access_by_network.py).
+        trusted = {"URNKIT_TRUSTED_PROXIES": TRUSTED_PROXIES}
+        with statistics_interval(STATISTICS_INTERVAL), Server(url, env=trusted) as server:
             yield Resolver(server.base_url, url, **set_up)
 
 

@@ -58,6 +58,9 @@ class Settings:
     # Addresses and networks whose Forwarded / X-Forwarded-* headers are believed
     # (web/proxies.py), comma-separated; none by default.
     trusted_proxies: str = ""
+    # Seconds each server process keeps the organisations' networks before reading them again:
+    # a change made elsewhere reaches resolution within this bound (services/networks.py).
+    network_refresh: int = 10
     # Seconds a cache may keep resolution's answers, by outcome (web/caching.py).
     cache_redirect: int = 300
     cache_record: int = 300
@@ -86,6 +89,8 @@ class Settings:
         """These settings, if they fit together; else a :class:`ValueError` saying why."""
         if self.statistics_interval < 1:
             raise ValueError("statistics_interval must be 1 (second) or more")
+        if self.network_refresh < 1:
+            raise ValueError("network_refresh must be 1 (second) or more")
         if self.server not in SERVERS:
             raise ValueError(f"server must be one of {', '.join(SERVERS)}, not {self.server!r}")
         if self.dns_nameserver:

@@ -139,6 +139,7 @@ def test_import_stores_any_text_exactly(services: Services, who: Principals) -> 
         "https://example.org/2\nhttps://example.org/a\\b",  # targets: one URL a line
         None,
         "fi:odd",
+        None,
     )
 
 
@@ -168,6 +169,7 @@ def test_import_leaves_out_links_known_broken(services: Services, who: Principal
             targets,
             None,
             "fi:demo",
+            None,
         )
 
 

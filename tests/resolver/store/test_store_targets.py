@@ -33,17 +33,25 @@ def test_targets_are_the_locations_best_first_without_broken_links(store: Store)
         f"{B}\n{A}\n{C}",
         None,
         "fi:demo",
+        None,
     )
     mark_links(store, "broken", B)
-    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", f"{A}\n{C}", None, "fi:demo")
+    assert store.resolution_row("urn:nbn:fi:demo-1") == (
+        "active",
+        f"{A}\n{C}",
+        None,
+        "fi:demo",
+        None,
+    )
     mark_links(store, "broken", A, C)
-    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", None, None, "fi:demo")
+    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", None, None, "fi:demo", None)
     mark_links(store, "ok", A, B, C)
     assert store.resolution_row("urn:nbn:fi:demo-1") == (
         "active",
         f"{B}\n{A}\n{C}",
         None,
         "fi:demo",
+        None,
     )
 
 
@@ -65,9 +73,9 @@ def test_writes_leave_out_links_known_broken(store: Store) -> None:
         assert record_id is not None
         changed = _with_locations("urn:nbn:fi:demo-1", Location(C), Location(A))
         tx.records.update(record_id, changed, {}, "replaced", "test")
-    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", C, None, "fi:demo")
-    assert store.resolution_row("urn:nbn:fi:demo-2") == ("active", C, None, "fi:demo")
-    assert store.resolution_row("urn:nbn:fi:demo-3") == ("active", B, None, "fi:demo")
+    assert store.resolution_row("urn:nbn:fi:demo-1") == ("active", C, None, "fi:demo", None)
+    assert store.resolution_row("urn:nbn:fi:demo-2") == ("active", C, None, "fi:demo", None)
+    assert store.resolution_row("urn:nbn:fi:demo-3") == ("active", B, None, "fi:demo", None)
 
 
 def test_upgrading_fills_in_the_targets_of_stored_records(empty_store: Store) -> None:
@@ -101,8 +109,15 @@ def test_upgrading_fills_in_the_targets_of_stored_records(empty_store: Store) ->
         f"{B}\n{A}",
         None,
         "fi:demo",
+        None,
     )
-    assert empty_store.resolution_row("urn:nbn:fi:demo-2") == ("active", None, None, "fi:demo")
+    assert empty_store.resolution_row("urn:nbn:fi:demo-2") == (
+        "active",
+        None,
+        None,
+        "fi:demo",
+        None,
+    )
 
 
 def test_upgrading_finds_who_succeeds_whom_among_stored_records(empty_store: Store) -> None:
@@ -126,5 +141,12 @@ def test_upgrading_finds_who_succeeds_whom_among_stored_records(empty_store: Sto
         url,
         "urn:nbn:fi:demo-1",
         "fi:demo",
+        None,
     )
-    assert empty_store.resolution_row("urn:nbn:fi:demo-1") == ("deactivated", url, None, "fi:demo")
+    assert empty_store.resolution_row("urn:nbn:fi:demo-1") == (
+        "deactivated",
+        url,
+        None,
+        "fi:demo",
+        None,
+    )

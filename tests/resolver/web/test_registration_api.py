@@ -137,6 +137,7 @@ def test_put_creates_then_replaces(api: httpx.Client, unique: str) -> None:
         "priority": 3,
         "label": "PDF",
         "media_type": "application/pdf",
+        "restricted_to": None,
     }
     created = put(api, urn, [full, {"url": "ftp://example.org/t"}], {"title": "T", "n": [1, 2]})
     assert set(created) >= RECORD_FIELDS
@@ -148,7 +149,14 @@ def test_put_creates_then_replaces(api: httpx.Client, unique: str) -> None:
     shown = get(api, urn)
     held = {"organisation": "Test Library"}  # each location names the organisation holding it
     assert sorted(shown["locations"], key=lambda loc: loc["priority"]) == [
-        {"url": "ftp://example.org/t", "priority": 1, "label": None, "media_type": None} | held,
+        {
+            "url": "ftp://example.org/t",
+            "priority": 1,
+            "label": None,
+            "media_type": None,
+            "restricted_to": None,
+        }
+        | held,
         full | held,
     ]
     assert shown["metadata"] == {"title": "T", "n": [1, 2]}
@@ -912,10 +920,15 @@ def test_the_api_is_described_at_openapi_json_and_docs(anonymous: httpx.Client) 
         "/api/v1/prefixes/{prefix}/urns",
     ):
         assert path in paths
-    # RFC 8458 §4.1: nothing about a URN is deleted; only configuration rows are (forwarding)
-    # and rights (a grant, whose revocation keeps the grantee's locations and is in history).
+    # RFC 8458 §4.1: nothing about a URN is deleted; only configuration rows are (forwarding,
+    # organisations' networks) and rights (a grant, whose revocation keeps the grantee's
+    # locations and is in history).
     deletable = {path for path, operations in paths.items() if "delete" in operations}
-    assert deletable == {"/api/v1/forwarding/{country}", "/api/v1/urns/{urn}/grants/{organisation}"}
+    assert deletable == {
+        "/api/v1/forwarding/{country}",
+        "/api/v1/organisations/{name}/networks/{network}",
+        "/api/v1/urns/{urn}/grants/{organisation}",
+    }
     schemes = description.json()["components"]["securitySchemes"].values()
     assert any(scheme.get("scheme") == "bearer" for scheme in schemes)
     docs = anonymous.get("/docs")

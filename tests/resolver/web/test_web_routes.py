@@ -9,7 +9,7 @@ import sys
 
 from fastapi import Request, Response
 
-from urnkit.resolver.domain import ResolverError
+from urnkit.resolver.domain import PUBLIC, ResolverError
 from urnkit.resolver.services import Services
 from urnkit.resolver.store import Store
 from urnkit.resolver.web import problems
@@ -35,7 +35,7 @@ def test_route_handlers_are_functions_over_the_service() -> None:
     assert response.status_code == 201
     assert created["locations"][0]["url"] == "https://example.org/1"
     asked = Request({"type": "http", "method": "GET", "headers": []})
-    found = records.get_record("URN:NBN:FI:LIB-1", services, asked)
+    found = records.get_record("URN:NBN:FI:LIB-1", services, asked, PUBLIC)
     assert json.loads(bytes(found.body))["urn"] == "urn:nbn:fi:lib-1"
     assert prefixes.list_prefixes(services) == [
         {"prefix": "fi:lib", "organisation": "Library", "generator": "sequential"}

@@ -1,6 +1,7 @@
 """``urnkit admin``: organisations, delegated prefixes (RFC 8458 §4.3) and API tokens, grants
-of an organisation's own locations on a URN; and the forwarding table
-(:mod:`urnkit.resolver.cli.forwarding`)."""
+of an organisation's own locations on a URN; the forwarding table
+(:mod:`urnkit.resolver.cli.forwarding`) and the organisations' networks
+(:mod:`urnkit.resolver.cli.networks`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from urnkit.commandline import EXIT_OK, Commands, Help, count, group
-from urnkit.resolver.cli import forwarding
+from urnkit.resolver.cli import forwarding, networks
 from urnkit.resolver.cli.common import REFUSED, add, database_flag, services_for
 
 if TYPE_CHECKING:
@@ -135,7 +136,8 @@ def _token_id(text: str) -> int:
 
 def add_commands(commands: Commands) -> None:
     """Add ``admin`` and its commands: ``create-org``, ``delegate``, ``create-token``,
-    ``revoke-token``, ``grant``, ``revoke-grant``, ``grants`` and the ``forwarding`` group."""
+    ``revoke-token``, ``grant``, ``revoke-grant``, ``grants`` and the ``forwarding`` and
+    ``network`` groups."""
     admin = group(commands, "admin", "Organisations, delegated prefixes and API tokens.")
     create_org = add(admin, "create-org", _create_org, _CREATE_ORG)
     create_org.add_argument("name", metavar="NAME")
@@ -163,3 +165,4 @@ def add_commands(commands: Commands) -> None:
     grants.add_argument("urn", metavar="URN")
     database_flag(create_org, delegate, create_token, revoke_token, grant, revoke_grant, grants)
     forwarding.add_commands(admin)
+    networks.add_commands(admin)

@@ -5,6 +5,8 @@
 * :mod:`~urnkit.resolver.domain.names`: URN:NBN names, delegated prefixes, what may be
   registered, and new names.
 * :mod:`~urnkit.resolver.domain.principals`: who calls, with which role.
+* :mod:`~urnkit.resolver.domain.networks`: organisations' networks, who may read a location
+  restricted to one.
 * :mod:`~urnkit.resolver.domain.links`: when a location's link is broken.
 * :mod:`~urnkit.resolver.domain.harvest`: the OAI-PMH repositories harvested.
 * :mod:`~urnkit.resolver.domain.acceptance`: what the service accepts (values both
@@ -85,6 +87,19 @@ from urnkit.resolver.domain.names import (
     random_nbn_string,
     sequential_nbn_string,
 )
+from urnkit.resolver.domain.networks import (
+    NETWORK_NAME_PATTERN,
+    PUBLIC,
+    Network,
+    Reader,
+    check_network_name,
+    client_address,
+    inside,
+    parse_ranges,
+    shown,
+    shown_document,
+    withheld,
+)
 from urnkit.resolver.domain.principals import ROLES, Principal, Role
 from urnkit.resolver.domain.records import (
     STATUSES,
@@ -120,7 +135,9 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_METADATA_BYTES",
     "MAX_URN_LENGTH",
+    "NETWORK_NAME_PATTERN",
     "PREFIX_PATTERN",
+    "PUBLIC",
     "RANDOM_LENGTH",
     "ROLES",
     "STATUSES",
@@ -135,9 +152,11 @@ __all__ = [
     "LinkState",
     "LinkStatus",
     "Location",
+    "Network",
     "NotAcceptableError",
     "NotFoundError",
     "Principal",
+    "Reader",
     "Record",
     "ResolverError",
     "Role",
@@ -152,14 +171,17 @@ __all__ = [
     "carries_identifiers",
     "check_identifiers",
     "check_json",
+    "check_network_name",
     "check_record",
     "check_registrable",
     "check_resolvable",
     "check_urn_length",
+    "client_address",
     "covers",
     "dot_segments",
     "identifier_key",
     "identifier_keys",
+    "inside",
     "is_identifier",
     "json_pointer",
     "link_verdict",
@@ -167,11 +189,15 @@ __all__ = [
     "merge_patch",
     "next_link_state",
     "normalize_prefix",
+    "parse_ranges",
     "parse_urn",
     "prefix_of",
     "printable",
     "random_nbn_string",
     "sequential_nbn_string",
+    "shown",
+    "shown_document",
     "violations",
     "with_q_component",
+    "withheld",
 ]

@@ -69,7 +69,12 @@ def dublin_core(record: Record) -> list[tuple[str, str]]:
     """The record as (DCMES element, value) pairs: identifiers (the URN, then the locations),
     the metadata in its order, then the successors as relations."""
     pairs = [("identifier", record.urn)]
-    pairs += [("identifier", location.url) for location in record.locations]
+    # Never a location restricted to a network: oai_dc is published to anyone (OAI-PMH, I2C).
+    pairs += [
+        ("identifier", location.url)
+        for location in record.locations
+        if location.restricted_to is None
+    ]
     for name, value in record.metadata.items():
         element = _BY_NAME.get(name.lower())
         if element is not None:

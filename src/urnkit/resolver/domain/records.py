@@ -22,7 +22,9 @@ STATUSES: tuple[Status, ...] = ("reserved", "active", "deactivated")
 class Location:
     """Where a resource can be found: lower ``priority`` numbers are tried first. A stored
     location names the ``organisation`` that holds it (the record's owner, or an organisation
-    it granted the right to add its own); None before it is stored: the writer's.
+    it granted the right to add its own); None before it is stored: the writer's. A location
+    ``restricted_to`` a network of its holder's is read only from inside it
+    (:mod:`~urnkit.resolver.domain.networks`).
 
     >>> Location("https://example.org/x", priority=2, media_type="application/pdf").priority
     2
@@ -33,6 +35,7 @@ class Location:
     label: str | None = None
     media_type: str | None = None
     organisation: str | None = None
+    restricted_to: str | None = None
 
 
 def with_q_component(url: str, q_component: str) -> str:

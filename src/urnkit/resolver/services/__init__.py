@@ -37,6 +37,7 @@ from urnkit.resolver.services.grants import GrantService
 from urnkit.resolver.services.harvest import Harvester
 from urnkit.resolver.services.health import HealthService
 from urnkit.resolver.services.links import LinkService
+from urnkit.resolver.services.networks import NETWORK_REFRESH, NetworkService
 from urnkit.resolver.services.overview import OverviewService
 from urnkit.resolver.services.records import RecordService
 from urnkit.resolver.services.resolution import ResolutionService
@@ -49,17 +50,26 @@ __all__ = ["Services"]
 
 class Services:
     """The services over one :class:`~urnkit.resolver.store.Store`, and DNS NAPTR
-    ``discovery`` of other resolvers if enabled. Resolution counts into a tally
+    ``discovery`` of other resolvers if enabled; each process reads the networks again every
+    ``network_refresh`` seconds. Resolution counts into a tally
     (``resolution.tally``) that ``overview.flush_statistics`` writes to the database."""
 
-    def __init__(self, store: Store, discovery: Discovery | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        discovery: Discovery | None = None,
+        network_refresh: float = NETWORK_REFRESH,
+    ) -> None:
         self.store = store
         tally = ResolutionTally()
         self.access = AccessService(store)
+        self.networks = NetworkService(store, network_refresh)
         self.records = RecordService(store, self.access)
         self.grants = GrantService(store, self.access)
         self.forwarding = ForwardingService(store, discovery)
-        self.resolution = ResolutionService(store, self.records, self.forwarding, tally)
+        self.resolution = ResolutionService(
+            store, self.records, self.forwarding, tally, self.networks
+        )
         self.admin = AdminService(store)
         self.transfer = TransferService(store, self.records)
         self.overview = OverviewService(store, self.records, tally)

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from urnkit.resolver.domain import ForbiddenError, Principal, UnauthenticatedError, covers
+from urnkit.resolver.domain import (
+    PUBLIC,
+    ForbiddenError,
+    Principal,
+    Reader,
+    UnauthenticatedError,
+    covers,
+)
 from urnkit.resolver.store import Store, Transaction
 
 
@@ -71,3 +78,15 @@ class AccessService:
         """:class:`ForbiddenError` unless the principal's token has the admin role."""
         if principal.role != "admin":
             raise ForbiddenError("this needs an admin token; this token's role is registrant")
+
+    @staticmethod
+    def reader(principal: Principal | None) -> Reader:
+        """Who reads through the API, as restricted locations go: the holder's tokens and
+        admins see them, anyone else (no token) does not, wherever it is.
+
+        >>> AccessService.reader(Principal("Library", "registrant", 1)).organisation
+        'Library'
+        """
+        if principal is None:
+            return PUBLIC
+        return Reader(principal.organisation, principal.role == "admin")

@@ -32,7 +32,7 @@ from urnkit.resolver.domain import (
 )
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.locations import with_own_locations
-from urnkit.resolver.services.records import actor_of
+from urnkit.resolver.services.records import actor_of, check_restrictions
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
 
@@ -127,6 +127,7 @@ class GrantService:
                     raise
             _writable(current)
             held = with_own_locations(current.locations, principal.organisation, found)
+            check_restrictions(tx, principal.organisation, held)
             record = replace(current, locations=held, updated=now())
             actor = actor_of(principal)
             tx.records.update(record_id, record, record_json(current), "own locations", actor)

@@ -6,7 +6,13 @@ import unicodedata
 from datetime import date, timedelta
 from typing import Literal
 
-from urnkit.resolver.domain import NotFoundError, Record, UnacceptableError, covers
+from urnkit.resolver.domain import (
+    NotFoundError,
+    Reader,
+    Record,
+    UnacceptableError,
+    covers,
+)
 from urnkit.resolver.services.records import RecordService
 from urnkit.resolver.statistics import DayCount, ResolutionTally
 from urnkit.resolver.store import Store, now
@@ -72,13 +78,15 @@ class OverviewService:
         text: str,
         cursor: int = 0,
         limit: int = 20,
+        reader: Reader | None = None,
     ) -> tuple[list[Record], int | None]:
         """Records found by URN (its equivalents: one or none), by the URL of a location
         (reverse lookup), by a case-insensitive part of their ``metadata.title`` or by an
         identifier they carry (a URN equivalent by its namespace's rules to one in their
         ``metadata.identifiers``, or else their ``metadata.local_id``), a page at a time; the
         cursor of the next page. :class:`InvalidURNError` (saying where) when a URN
-        searched for is not one.
+        searched for is not one. With a ``reader``, as :meth:`RecordService.records` shows
+        them to it.
 
         >>> from urnkit.resolver.services import Services
         >>> Services(Store("sqlite://")).overview.search("title", "a\\x00b")
@@ -95,8 +103,8 @@ class OverviewService:
                     position=position,
                 )
         if by != "urn":
-            return self.records.records(None, cursor, limit, **{by: text})
+            return self.records.records(None, cursor, limit, reader=reader, **{by: text})
         try:
-            return [self.records.get(text)], None
+            return [self.records.get(text, reader)], None
         except NotFoundError:
             return [], None

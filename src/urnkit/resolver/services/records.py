@@ -19,6 +19,7 @@ from urnkit.resolver.domain import (
     Location,
     NotFoundError,
     Principal,
+    Reader,
     Record,
     UnacceptableError,
     assigned_name,
@@ -33,6 +34,8 @@ from urnkit.resolver.domain import (
     prefix_of,
     random_nbn_string,
     sequential_nbn_string,
+    shown,
+    shown_document,
 )
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.locations import check_locations, held_as_stored
@@ -67,6 +70,28 @@ def actor_of(principal: Principal) -> str:
     return f"{principal.organisation} (token {principal.token_id})"
 
 
+def check_restrictions(tx: Transaction, holder: str, found: Sequence[Location]) -> None:
+    """:class:`UnacceptableError` unless every location of ``found`` restricted to a network
+    is restricted to one of its holder's (its ``organisation``; ``holder`` when it names
+    none)."""
+    networks: dict[str, set[str]] = {}
+    for number, location in enumerate(found, 1):
+        if location.restricted_to is None:
+            continue
+        held_by = location.organisation or holder
+        if held_by not in networks:
+            held_by_id = tx.organisations.id(held_by)
+            networks[held_by] = {name for _, _, name, _ in tx.networks.all(held_by_id)}
+        known = networks[held_by]
+        if location.restricted_to not in known:
+            raise UnacceptableError(
+                f"location {number}: {held_by!r} has no network called "
+                f"{location.restricted_to!r} (its networks: {', '.join(sorted(known)) or 'none'}"
+                "; an admin defines them: urnkit admin network)",
+                networks=sorted(known),
+            )
+
+
 class RecordService:
     """The records of a :class:`~urnkit.resolver.store.Store`, written as ``access`` allows."""
 
@@ -74,24 +99,29 @@ class RecordService:
         self.store = store
         self.access = access
 
-    def get(self, text: str) -> Record:
-        """The record of a URN (any equivalent spelling)."""
+    def get(self, text: str, reader: Reader | None = None) -> Record:
+        """The record of a URN (any equivalent spelling); with only the locations ``reader``
+        may see, if given."""
         key = parse_urn(text).equivalence_key()
         with self.store.snapshot() as tx:
             record = tx.records.get(key)
         if record is None:
             raise NotFoundError(f"no URN equivalent to {text} is registered here")
-        return record
+        return record if reader is None else shown(record, reader)
 
-    def history(self, text: str) -> list[HistoryEntry]:
-        """Every change to the record of a URN, oldest first."""
+    def history(self, text: str, reader: Reader | None = None) -> list[HistoryEntry]:
+        """Every change to the record of a URN, oldest first; each showing only the locations
+        ``reader`` may see, if given."""
         key = parse_urn(text).equivalence_key()
         with self.store.snapshot() as tx:
             record_id = tx.records.id(key)
             record = tx.records.get(key)
             if record_id is None or record is None:
                 raise NotFoundError(f"no URN equivalent to {text} is registered here")
-            return tx.records.history(record_id, record_json(record))
+            entries = tx.records.history(record_id, record_json(record))
+        if reader is None:
+            return entries
+        return [replace(entry, record=shown_document(entry.record, reader)) for entry in entries]
 
     def records(
         self,
@@ -102,9 +132,12 @@ class RecordService:
         title: str | None = None,
         url: str | None = None,
         identifier: str | None = None,
+        reader: Reader | None = None,
     ) -> tuple[list[Record], int | None]:
         """A page of records (under ``prefix``, with ``title`` in their title, with a location
-        at ``url``, carrying ``identifier``: each if given) and the cursor of the next page."""
+        at ``url``, carrying ``identifier``: each if given) and the cursor of the next page.
+        With a ``reader``, each record shows only the locations it may see, and a location at
+        ``url`` it may not see does not count (a page may then be short)."""
         normalized = None if prefix is None else normalize_prefix(prefix)
         with self.store.snapshot() as tx:
             page = tx.records.page(
@@ -112,7 +145,13 @@ class RecordService:
             )
         more = len(page) > limit
         page = page[:limit]
-        return [record for _, record in page], (page[-1][0] if more else None)
+        after = page[-1][0] if more else None
+        found = [record for _, record in page]
+        if reader is not None:
+            found = [shown(record, reader) for record in found]
+            if url is not None:
+                found = [r for r in found if any(loc.url == url for loc in r.locations)]
+        return found, after
 
     def unresolvable(self, page: int = 1_000) -> Iterator[str]:
         """Why each stored URN that could not be resolved was refused by
@@ -158,6 +197,7 @@ class RecordService:
         found = check_locations(found)
         moment = now()
         if record_id is None:
+            check_restrictions(tx, principal.organisation, found)
             owner_id = tx.organisations.id(principal.organisation)
             assert owner_id is not None
             record = Record(str(urn), key, prefix, "active", principal.organisation, moment, moment)
@@ -177,6 +217,7 @@ class RecordService:
                 successors=list(current.successors),
             )
         held = held_as_stored(current.locations, found, current.owner)
+        check_restrictions(tx, current.owner, held)
         record = replace(
             current, status="active", locations=held, metadata=dict(metadata), updated=moment
         )
@@ -214,6 +255,7 @@ class RecordService:
             found = current.locations
             if "locations" in patch:
                 found = held_as_stored(current.locations, patch["locations"], current.owner)
+                check_restrictions(tx, current.owner, found)
             record = replace(current, metadata=metadata, locations=found, updated=now())
             actor = actor_of(principal)
             tx.records.update(record_id, record, record_json(current), "patched", actor)
@@ -367,6 +409,7 @@ class RecordService:
                     locations=held_as_stored((), found, principal.organisation),
                     metadata=dict(metadata),
                 )
+                check_restrictions(tx, principal.organisation, record.locations)
             except (InvalidURNError, UnacceptableError, ForbiddenError) as error:
                 raise _at(error, number, text) from None
             fresh.setdefault(record.key, (number, record))

@@ -6,8 +6,17 @@ import asyncio
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from urnkit.resolver.domain import NotFoundError, Record, parse_urn, with_q_component
+from urnkit.resolver.domain import (
+    NotFoundError,
+    Record,
+    client_address,
+    parse_urn,
+    shown,
+    with_q_component,
+    withheld,
+)
 from urnkit.resolver.services.forwarding import ForwardingService
+from urnkit.resolver.services.networks import NetworkService
 from urnkit.resolver.services.records import RecordService
 from urnkit.resolver.statistics import ResolutionTally
 from urnkit.resolver.store import ResolutionRow, Store
@@ -19,7 +28,10 @@ class Resolution:
     """What resolving a URN gives: a ``redirect`` to ``target``, a ``surrogate`` page of the
     record's metadata (RFC 8458 §4.5), or ``gone`` (deactivated) naming its successors.
     ``alternates`` are the URLs a redirect could lead to, best first (``target`` is the first);
-    ``predecessors`` the URNs of the deactivated records naming this one as a successor.
+    ``predecessors`` the URNs of the deactivated records naming this one as a successor. The
+    ``record`` shows only the locations the client may use; ``withheld`` names the
+    organisations holding the others (restricted to networks the client is outside);
+    ``routed``: the answer depends on the client's address (no shared cache may keep it).
     A URN of another namespace that records here carry in ``metadata.identifiers`` resolves
     ``via`` that URN as the one record's URN does (``urn``), or, carried by several, gives
     their URNs as ``choices``, oldest first, each with its title (if any)."""
@@ -31,6 +43,8 @@ class Resolution:
     record: Record | None = None
     alternates: tuple[str, ...] = ()
     predecessors: tuple[str, ...] = ()
+    withheld: tuple[str, ...] = ()
+    routed: bool = False
     via: str | None = None
     choices: tuple[tuple[str, str | None], ...] = ()
 
@@ -41,7 +55,8 @@ MAX_CHOICES = 1_000  # records listed for a URN of another namespace that severa
 class ResolutionService:
     """Resolves URNs over a store: registered ones by their ``records``, others by
     ``forwarding``. Each resolution of a registered URN counts into ``tally`` (flushed to the
-    database by :meth:`OverviewService.flush_statistics`)."""
+    database by :meth:`OverviewService.flush_statistics`). A record with locations restricted
+    to ``networks`` leads each client to the first it may use, judged by its address."""
 
     def __init__(
         self,
@@ -49,16 +64,19 @@ class ResolutionService:
         records: RecordService,
         forwarding: ForwardingService,
         tally: ResolutionTally,
+        networks: NetworkService,
     ) -> None:
         self.store = store
         self.records = records
         self.forwarding = forwarding
         self.tally = tally
+        self.networks = networks
 
-    def resolve(self, text: str) -> Resolution:
+    def resolve(self, text: str, client: str | None = None) -> Resolution:
         """Resolve a URN, components included: a q-component is copied into the locator's
         query (RFC 8141 §2.3.2); an r-component does not change where it leads (RFC 8458
-        §4.2.1; the web layer reads the name of an RFC 2483 request from it).
+        §4.2.1; the web layer reads the name of an RFC 2483 request from it). ``client`` is
+        the client's address, which locations restricted to networks are judged by.
 
         Raises :class:`~urnkit.resolver.domain.InvalidURNError` or
         :class:`~urnkit.resolver.domain.NotFoundError`.
@@ -67,30 +85,51 @@ class ResolutionService:
         key = urn.equivalence_key()
         row = self.store.resolution_row(key)
         if row is None:
-            return self._elsewhere(urn)
+            return self._elsewhere(urn, client)
         self.tally.add(row[3])
-        return self._redirect(urn, key, row) or self._from_record(urn, key, row)
+        if row[4] is not None:
+            if not self.networks.fresh():
+                self.networks.load()
+            row = self._routed(row, client)
+        redirect = self._redirect(urn, key, row)
+        if redirect is None:
+            return self._from_record(urn, key, row, client)
+        return redirect if row[4] is None else replace(redirect, routed=True)
 
-    async def resolve_async(self, text: str) -> Resolution:
+    async def resolve_async(self, text: str, client: str | None = None) -> Resolution:
         """:meth:`resolve` for the event loop (``GET /{urn}``): the lookup is
         :meth:`~urnkit.resolver.store.Store.resolution_row_async`; reading the whole record, for
-        the rarer surrogate and gone answers, and forwarding, run in a worker thread."""
+        the rarer surrogate and gone answers, forwarding, and reading the networks when they
+        are old, run in a worker thread. A record without restricted locations (its
+        ``records.restricted`` NULL) is redirected without looking at the client."""
         urn = parse_urn(text)
         key = urn.equivalence_key()
         row = await self.store.resolution_row_async(key)
         if row is None:
-            return await asyncio.to_thread(self._elsewhere, urn)
+            return await asyncio.to_thread(self._elsewhere, urn, client)
         self.tally.add(row[3])
+        if row[4] is not None:
+            if not self.networks.fresh():
+                await asyncio.to_thread(self.networks.load)
+            row = self._routed(row, client)
         redirect = self._redirect(urn, key, row)
         if redirect is None:
-            return await asyncio.to_thread(self._from_record, urn, key, row)
-        return redirect
+            return await asyncio.to_thread(self._from_record, urn, key, row, client)
+        return redirect if row[4] is None else replace(redirect, routed=True)
+
+    def _routed(self, row: ResolutionRow, client: str | None) -> ResolutionRow:
+        """``row`` with the targets a client at ``client`` may use (its ``restricted``: every
+        usable URL with its network, best first)."""
+        status, _, predecessors, prefix, restricted = row
+        assert restricted is not None
+        usable = self.networks.usable(restricted, client_address(client))
+        return status, "\n".join(usable) or None, predecessors, prefix, restricted
 
     @staticmethod
     def _redirect(urn: URN, key: str, row: ResolutionRow) -> Resolution | None:
         """The redirect to an active record's best location not known broken; None when the
         answer needs the whole record (no such location, or deactivated)."""
-        status, targets, predecessors, _ = row
+        status, targets, predecessors, _, _ = row
         if status == "active" and targets is not None:
             alternates = tuple(targets.split("\n"))
             if urn.q_component:
@@ -105,19 +144,33 @@ class ResolutionService:
             )
         return None
 
-    def _from_record(self, urn: URN, key: str, row: ResolutionRow) -> Resolution:
-        record = self.records.get(urn.assigned_name)
+    def _from_record(
+        self, urn: URN, key: str, row: ResolutionRow, client: str | None
+    ) -> Resolution:
+        """The surrogate or gone answer: the record as the client may see it."""
+        whole = self.records.get(urn.assigned_name)
         kind: Literal["surrogate", "gone"] = (
-            "gone" if record.status == "deactivated" else "surrogate"
+            "gone" if whole.status == "deactivated" else "surrogate"
         )
         before = () if row[2] is None else tuple(row[2].split("\n"))
-        return Resolution(kind, urn, key=key, record=record, predecessors=before)
+        if all(loc.restricted_to is None for loc in whole.locations):
+            return Resolution(kind, urn, key=key, record=whole, predecessors=before)
+        reader = self.networks.reader(None, client)
+        return Resolution(
+            kind,
+            urn,
+            key=key,
+            record=shown(whole, reader),
+            predecessors=before,
+            withheld=withheld(whole, reader),
+            routed=True,
+        )
 
-    def _elsewhere(self, urn: URN) -> Resolution:
+    def _elsewhere(self, urn: URN, client: str | None) -> Resolution:
         """The answer for a URN not registered here: forwarded (:meth:`_forward`) or, when no
         resolver takes a URN of another namespace than NBN, found through the records that
         carry it in ``metadata.identifiers`` (by its namespace's equivalence: an ISBN-10
-        finds the record carrying its ISBN-13), if any."""
+        finds the record carrying its ISBN-13), if any, as the ``client`` may see it."""
         try:
             return self._forward(urn)
         except NotFoundError:
@@ -130,7 +183,8 @@ class ResolutionService:
         if len(carriers) > 1:
             return Resolution("choices", urn, choices=tuple(carriers))
         q_component = f"?={urn.q_component}" if urn.q_component else ""
-        return replace(self.resolve(carriers[0][0] + q_component), via=urn.assigned_name)
+        found = self.resolve(carriers[0][0] + q_component, client)
+        return replace(found, via=urn.assigned_name)
 
     def _forward(self, urn: URN) -> Resolution:
         """A redirect to another resolver (:meth:`ForwardingService.target`); the q-component

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from urllib.parse import quote, unquote
 
@@ -27,12 +27,17 @@ from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import parse_accept_header
 
 from urnkit.resolver.domain import (
+    PUBLIC,
     HistoryEntry,
     InvalidURNError,
     Location,
     NotFoundError,
+    Reader,
     Record,
     parse_urn,
+    shown,
+    shown_document,
+    withheld,
 )
 from urnkit.resolver.services.records import RecordService
 from urnkit.resolver.services.shapes import record_json
@@ -196,6 +201,10 @@ class Description:
     history: tuple[HistoryEntry, ...]
     # When any of it last changed: the record, a link state, a predecessor (Last-Modified).
     modified: datetime
+    # The organisations holding locations left out: restricted to networks the reader is not in.
+    withheld: tuple[str, ...] = ()
+    # Whether the record has locations restricted to networks: what it shows depends on who.
+    restricted: bool = False
 
     @property
     def usable(self) -> tuple[Location, ...]:
@@ -230,8 +239,9 @@ class Rfc2483Requests:
         self.records = records
         self.store = records.store
 
-    def describe(self, text: str) -> Description:
-        """What :class:`Description` holds of the URN in ``text``, read in one snapshot;
+    def describe(self, text: str, reader: Reader = PUBLIC) -> Description:
+        """What :class:`Description` holds of the URN in ``text`` for ``reader`` (the locations
+        it may see, in the record and in its history), read in one snapshot;
         :class:`~urnkit.resolver.domain.NotFoundError` when nothing is registered under it."""
         key = parse_urn(text).equivalence_key()
         with self.store.snapshot() as tx:
@@ -241,8 +251,13 @@ class Rfc2483Requests:
                 raise NotFoundError(f"no URN equivalent to {text} is registered here")
             states = tx.links.states(location.url for location in record.locations)
             predecessors = tx.successions.predecessors(key)
-            history = tx.records.history(record_id, record_json(record))
+            history = [
+                replace(entry, record=shown_document(entry.record, reader))
+                for entry in tx.records.history(record_id, record_json(record))
+            ]
             changes = [record.updated, tx.successions.predecessors_updated(key)]
+        whole = record
+        hidden, record = withheld(whole, reader), shown(whole, reader)
         locations = tuple(
             LocationState(loc)  # never checked
             if (state := states.get(loc.url)) is None or state.checked is None
@@ -251,7 +266,10 @@ class Rfc2483Requests:
         )
         changes += [entry.since for entry in locations] + [entry.at for entry in history]
         modified = max(moment for moment in changes if moment is not None)
-        return Description(record, locations, tuple(predecessors), tuple(history), modified)
+        restricted = any(loc.restricted_to is not None for loc in whole.locations)
+        return Description(
+            record, locations, tuple(predecessors), tuple(history), modified, hidden, restricted
+        )
 
     @staticmethod
     def ranked(description: Description, accept: MIMEAccept) -> list[Location]:

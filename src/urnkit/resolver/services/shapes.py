@@ -27,6 +27,7 @@ def record_json(record: Record) -> dict[str, Any]:
                 "label": loc.label,
                 "media_type": loc.media_type,
                 "organisation": loc.organisation,
+                "restricted_to": loc.restricted_to,
             }
             for loc in record.locations
         ],

@@ -239,6 +239,11 @@ def _imported_record(
         raise UnacceptableError(f"{text}: 'locations' must be a list of objects")
     if not isinstance(row.get("metadata") or {}, Mapping):
         raise UnacceptableError(f"{text}: 'metadata' must be an object")
+    if any(loc.get("restricted_to") is not None for loc in given):
+        raise UnacceptableError(
+            f"{text}: a location restricted to a network is not imported (its network must be "
+            "checked against its holder's): register it through the API"
+        )
     try:
         check_identifiers(row.get("metadata") or {})
     except UnacceptableError as error:

@@ -19,6 +19,7 @@ from urnkit.resolver.store.queries.links import (
     broken_by_hashes,
     broken_urls,
     resolution_targets,
+    restricted_targets,
     url_hash,
 )
 from urnkit.resolver.store.queries.records import Records
@@ -210,6 +211,9 @@ class BulkImport(Queries):
                     "created": r.created,
                     "updated": r.updated,
                     "targets": resolution_targets(r.locations, broken),
+                    "restricted": restricted_targets(
+                        [(loc, owner_ids[r.owner]) for loc in r.locations], broken
+                    ),
                 }
                 for r in batch
             ],
@@ -222,6 +226,7 @@ class BulkImport(Queries):
                 "priority": loc.priority,
                 "label": loc.label,
                 "media_type": loc.media_type,
+                "restricted_to": loc.restricted_to,
                 "owner_id": owner_ids[r.owner],
             }
             for r in batch

@@ -28,15 +28,16 @@ _PREDECESSORS = (
     .scalar_subquery()
 )
 RESOLUTION_QUERY = sa.select(
-    records.c.status, records.c.targets, _PREDECESSORS, records.c.prefix
+    records.c.status, records.c.targets, _PREDECESSORS, records.c.prefix, records.c.restricted
 ).where(records.c.equivalence_key == sa.bindparam("key", required=False))
 """What resolution reads of the record whose equivalence key is the parameter ``key``."""
 
-ResolutionRow = tuple[str, str | None, str | None, str]
+ResolutionRow = tuple[str, str | None, str | None, str, str | None]
 """What resolution reads of a record: its status, its targets (``records.targets``: the URLs
 to redirect to, best first, one a line; None if none), its predecessors (the URNs of the
-deactivated records naming it as a successor, one a line; None if none) and its prefix (what
-the statistics count resolutions by)."""
+deactivated records naming it as a successor, one a line; None if none), its prefix (what
+the statistics count resolutions by) and, only when it has locations restricted to networks,
+``records.restricted`` (every usable URL with its network; None on all other records)."""
 
 
 _DriverSQL = tuple[str, Callable[[Any], Any]]
@@ -68,7 +69,7 @@ _RESOLUTION_BATCH_SQL = b"""
 SELECT r.equivalence_key, r.status, r.targets,
        (SELECT string_agg(s.predecessor_urn, E'\n') FROM successions s
         WHERE s.successor_key = r.equivalence_key),
-       r.prefix
+       r.prefix, r.restricted
 FROM records r WHERE r.equivalence_key = ANY(string_to_array($1, E'\n'))"""
 _RESOLUTION_STATEMENT = b"urnkit_resolution"
 _COMMAND_OK, _TUPLES_OK = 1, 2  # libpq's ExecStatusType (psycopg.pq.ExecStatus)
@@ -174,8 +175,8 @@ class _LoopLookups:
             raise RuntimeError(f"the resolution lookup failed: {message}")
         found: dict[str, ResolutionRow] = {}
         for n in range(result.ntuples):
-            key, *rest = (_text(result.get_value(n, column)) for column in range(5))
-            found[key] = (rest[0], rest[1], rest[2], rest[3])
+            key, *rest = (_text(result.get_value(n, column)) for column in range(6))
+            found[key] = (rest[0], rest[1], rest[2], rest[3], rest[4])
         return found
 
     def _open(self) -> Any:

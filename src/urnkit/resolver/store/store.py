@@ -76,7 +76,7 @@ class Store:
                 # round trips. (On SQLite a read BEGIN costs less than switching modes.)
                 connection = connection.execution_options(isolation_level="AUTOCOMMIT")
             row = connection.execute(RESOLUTION_QUERY, {"key": key}).first()
-        return None if row is None else (row[0], row[1], row[2], row[3])
+        return None if row is None else (row[0], row[1], row[2], row[3], row[4])
 
     async def resolution_row_async(self, key: str) -> ResolutionRow | None:
         """:meth:`resolution_row` for the event loop: the hot path of ``GET /{urn}``.

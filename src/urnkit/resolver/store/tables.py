@@ -65,6 +65,10 @@ records = sa.Table(
     # What resolution redirects to, best first, one URL a line (queries.links.resolution_targets);
     # NULL when none.
     sa.Column("targets", sa.Text),
+    # Only on records having a location restricted to a network (migration location_networks):
+    # every usable URL, best first, one a line as "{holder id}/{network}\t{url}" ("\t{url}"
+    # when unrestricted; queries.links.restricted_targets); NULL on all others.
+    sa.Column("restricted", sa.Text),
 )
 locations = sa.Table(
     "locations",
@@ -76,6 +80,8 @@ locations = sa.Table(
     sa.Column("label", sa.Text),
     sa.Column("media_type", sa.String(255)),
     sa.Column("owner_id", sa.ForeignKey("organisations.id"), nullable=False),
+    # The name of a network of the holder's (owner_id) that alone may read it; NULL: anyone.
+    sa.Column("restricted_to", sa.String(63)),
     # Reverse lookup by URL, and the records a link status change concerns.
     sa.Index("ix_locations_url", "url", postgresql_using="hash"),
 )
@@ -150,6 +156,15 @@ resolution_counts = sa.Table(
     sa.Column("prefix", sa.String(200), primary_key=True),
     sa.Column("day", sa.Date, primary_key=True),
     sa.Column("count", sa.BigInteger, nullable=False),
+)
+# An organisation's named networks: address ranges (CIDR), one a line (domain.networks).
+networks = sa.Table(
+    "networks",
+    metadata,
+    sa.Column("organisation_id", sa.ForeignKey("organisations.id"), primary_key=True),
+    sa.Column("name", sa.String(63), primary_key=True),
+    sa.Column("ranges", sa.Text, nullable=False),
+    sa.Column("updated", _TIME, nullable=False),
 )
 # Country code -> national resolver (RFC 8458 §4.4): see urnkit.resolver.domain.forwarding.
 forwarding = sa.Table(

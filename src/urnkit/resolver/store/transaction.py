@@ -13,6 +13,7 @@ from urnkit.resolver.store.queries.forwarding import ForwardingTable
 from urnkit.resolver.store.queries.grants import Grants
 from urnkit.resolver.store.queries.identifiers import Identifiers
 from urnkit.resolver.store.queries.links import Links
+from urnkit.resolver.store.queries.networks import Networks
 from urnkit.resolver.store.queries.oai import OAI
 from urnkit.resolver.store.queries.organisations import Organisations
 from urnkit.resolver.store.queries.records import Records
@@ -53,6 +54,7 @@ class Transaction:
     forwarding = _Area(ForwardingTable)  # the forwarding table to national resolvers
     statistics = _Area(Statistics)  # resolution counts, record counts
     bulk = _Area(BulkImport)  # imports and batches of records
+    networks = _Area(Networks)  # organisations' networks, the locations restricted to them
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection

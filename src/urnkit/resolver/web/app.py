@@ -165,7 +165,7 @@ def app_from_environment() -> ASGIApp:
         else None
     )
     app = create_app(
-        Services(store, discovery),
+        Services(store, discovery, settings.network_refresh),
         settings.statistics_interval,
         CachePolicy.from_settings(settings),
     )

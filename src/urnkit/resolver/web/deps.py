@@ -19,6 +19,7 @@ from urnkit.resolver.domain import (
     ASSIGNED_NAME_PATTERN,
     MAX_URN_LENGTH,
     Principal,
+    Reader,
     UnacceptableError,
     check_urn_length,
 )
@@ -62,6 +63,27 @@ def _admin(services: ServiceDep, who: AuthenticatedPrincipal) -> Principal:
 
 
 AdminPrincipal = Annotated[Principal, Depends(_admin)]
+
+
+def _reader(
+    request: Request,
+    services: ServiceDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Reader:
+    """Who reads through the API (:meth:`AccessService.reader`): a token, if one is sent, is
+    checked."""
+    if credentials is None:
+        return services.access.reader(None)
+    return services.access.reader(_principal(request, services, credentials))
+
+
+APIReader = Annotated[Reader, Depends(_reader)]
+
+
+def client_of(scope: Scope) -> str | None:
+    """The client's address as the server sees it (after trusted proxies, web/proxies.py)."""
+    client = scope.get("client")
+    return str(client[0]) if client else None
 
 
 def raw_urn(scope: Scope, prefix: str, suffix: str = "") -> str:

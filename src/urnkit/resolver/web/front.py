@@ -10,6 +10,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from urnkit.resolver.services import Services
 from urnkit.resolver.services.rfc2483 import accept_header, link_header, negotiate, uri_reference
 from urnkit.resolver.services.signposting import LINKSET, resolution_signposts
+from urnkit.resolver.web.caching import NO_STORE
 from urnkit.resolver.web.deps import raw_urn
 from urnkit.resolver.web.metrics import Metrics
 
@@ -32,8 +33,10 @@ def redirect_front(
     exception handlers. ``GET /-/redirect``, the ceiling of ``benchmarks/resolve_bench.py``,
     is answered here too, so that the ratio of the two measures what resolving costs. In
     process (50,000 URNs) a redirect took 36 µs through the route and takes 18 here, the
-    ceiling 14 and 4. Its redirects carry ``cache_control``; a request with credentials goes
-    the long way, to be answered ``no-store`` (web/caching.py)."""
+    ceiling 14 and 4. Its redirects carry ``cache_control`` (``no-store`` when the target
+    depends on the client's address: a record with locations restricted to networks); a
+    request with credentials goes the long way, to be answered ``no-store``
+    (web/caching.py)."""
 
     async def front(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
@@ -42,8 +45,11 @@ def redirect_front(
                 await redirect(scope, "https://example.org/", cache_control)(scope, receive, send)
                 return
             if path[1:5].lower() == "urn:" and not scope["query_string"] and _plain(scope):
+                client = scope.get("client")
                 try:
-                    found = await services.resolution.resolve_async(raw_urn(scope, "/"))
+                    found = await services.resolution.resolve_async(
+                        raw_urn(scope, "/"), client[0] if client else None
+                    )
                 except Exception as error:  # the route raises it again, to be answered
                     scope[FOUND] = error
                 else:
@@ -54,7 +60,7 @@ def redirect_front(
                         response = redirect(
                             scope,
                             found.target or "",
-                            cache_control,
+                            NO_STORE if found.routed else cache_control,
                             found.alternates,
                             found.predecessors,
                             found.key,

@@ -10,6 +10,7 @@ from urnkit.resolver.domain import (
     MAX_DEPTH,
     MAX_METADATA_BYTES,
     MAX_URN_LENGTH,
+    NETWORK_NAME_PATTERN,
     PREFIX_PATTERN,
 )
 from urnkit.resolver.services.records import MAX_BATCH
@@ -39,6 +40,13 @@ class LocationModel(BaseModel):
         description="The organisation holding the location (the record's owner or a grantee): "
         "shown on every stored location; in a write it may be left out, and if given must "
         "name the location's holder",
+    )
+    restricted_to: str | None = Field(
+        None,
+        pattern=f"^{NETWORK_NAME_PATTERN}$",
+        examples=["reading-rooms"],
+        description="A network of the organisation holding the location: only clients inside "
+        "it are sent to it or shown its URL (docs/resolution.md)",
     )
 
 
@@ -206,6 +214,23 @@ class OrganisationOut(BaseModel):
     """An organisation."""
 
     name: str
+
+
+class NetworkIn(BaseModel):
+    """A network's address ranges: IPv4 or IPv6 addresses or networks in CIDR notation."""
+
+    model_config = ConfigDict(extra="forbid")
+    ranges: list[str] = Field(
+        min_length=1, max_length=1000, examples=[["192.0.2.0/24", "2001:db8::/32"]]
+    )
+
+
+class NetworkOut(BaseModel):
+    """An organisation's named network."""
+
+    organisation: str
+    name: str
+    ranges: list[str]
 
 
 class TokenIn(BaseModel):

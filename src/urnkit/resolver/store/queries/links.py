@@ -44,14 +44,40 @@ def url_hash(url: str) -> str:
 
 
 def resolution_targets(found: Sequence[Location], broken: Collection[str]) -> str | None:
-    """What ``records.targets`` holds: the URLs of ``found`` (best first) not in ``broken``, one
-    a line (a stored URL holds no line break: ``check_locations``); None when none is left.
+    """What ``records.targets`` holds: the URLs of ``found`` (best first) not in ``broken`` and
+    not restricted to a network, one a line (a stored URL holds no line break:
+    ``check_locations``); None when none is left.
 
-    >>> resolution_targets([Location("https://a.example/"), Location("https://b.example/")],
+    >>> resolution_targets([Location("https://a.example/"), Location("https://b.example/"),
+    ...                     Location("https://c.example/", restricted_to="library")],
     ...                    {"https://a.example/"})
     'https://b.example/'
     """
-    return "\n".join(loc.url for loc in found if loc.url not in broken) or None
+    usable = (loc.url for loc in found if loc.url not in broken and loc.restricted_to is None)
+    return "\n".join(usable) or None
+
+
+def restricted_targets(
+    found: Sequence[tuple[Location, int]], broken: Collection[str]
+) -> str | None:
+    """What ``records.restricted`` holds, of ``found`` (each location, best first, with the id
+    of the organisation holding it): None unless a location not in ``broken`` is restricted to
+    a network; then every location not in ``broken``, one a line: ``{holder}/{network}``, a tab
+    and its URL; an unrestricted one with nothing before the tab.
+
+    >>> restricted_targets([(Location("https://a.example/", restricted_to="library"), 7),
+    ...                     (Location("https://b.example/"), 7)], ())
+    '7/library\\thttps://a.example/\\n\\thttps://b.example/'
+    >>> restricted_targets([(Location("https://b.example/"), 7)], ()) is None
+    True
+    """
+    usable = [(loc, holder) for loc, holder in found if loc.url not in broken]
+    if all(loc.restricted_to is None for loc, _ in usable):
+        return None
+    return "\n".join(
+        f"{'' if loc.restricted_to is None else f'{holder}/{loc.restricted_to}'}\t{loc.url}"
+        for loc, holder in usable
+    )
 
 
 def broken_urls(connection: Connection, urls: Iterable[str]) -> set[str]:
@@ -220,22 +246,35 @@ class Links(Queries):
             record_ids.update(self.connection.scalars(query))
         changed = 0
         for condition in one_of(locations.c.record_id, record_ids, self.dialect):
-            found: dict[int, list[Location]] = {}
+            found: dict[int, list[tuple[Location, int]]] = {}
             for row in self.connection.execute(
-                sa.select(locations.c.record_id, locations.c.url)
+                sa.select(
+                    locations.c.record_id,
+                    locations.c.url,
+                    locations.c.restricted_to,
+                    locations.c.owner_id,
+                )
                 .where(condition)
                 .order_by(locations.c.priority, locations.c.id)
             ):
-                found.setdefault(row.record_id, []).append(Location(row.url))
+                location = Location(row.url, restricted_to=row.restricted_to)
+                found.setdefault(row.record_id, []).append((location, row.owner_id))
             broken = broken_urls(
-                self.connection, (loc.url for locs in found.values() for loc in locs)
+                self.connection, (loc.url for locs in found.values() for loc, _ in locs)
             )
             self.connection.execute(
                 sa.update(records)
                 .where(records.c.id == sa.bindparam("record_id"))
-                .values(targets=sa.bindparam("new_targets")),
+                .values(
+                    targets=sa.bindparam("new_targets"),
+                    restricted=sa.bindparam("new_restricted"),
+                ),
                 [
-                    {"record_id": rid, "new_targets": resolution_targets(locs, broken)}
+                    {
+                        "record_id": rid,
+                        "new_targets": resolution_targets([loc for loc, _ in locs], broken),
+                        "new_restricted": restricted_targets(locs, broken),
+                    }
                     for rid, locs in found.items()
                 ],
             )

@@ -13,7 +13,11 @@ from urnkit.resolver.domain import HistoryEntry, Location, Record
 from urnkit.resolver.domain.identifiers import carries_identifiers, identifier_key
 from urnkit.resolver.store.queries.base import Queries, now, one_of, utc
 from urnkit.resolver.store.queries.identifiers import Identifiers, identified_by
-from urnkit.resolver.store.queries.links import broken_urls, resolution_targets
+from urnkit.resolver.store.queries.links import (
+    broken_urls,
+    resolution_targets,
+    restricted_targets,
+)
 from urnkit.resolver.store.tables import (
     history,
     idempotency_keys,
@@ -46,11 +50,8 @@ _LOCATION_COLUMNS = (
     locations.c.label,
     locations.c.media_type,
     _HOLDERS.c.name.label("organisation"),
+    locations.c.restricted_to,
 )
-
-
-def _location(row: Any) -> Location:
-    return Location(row.url, row.priority, row.label, row.media_type, row.organisation)
 
 
 def grants_of(connection: sa.Connection, record_ids: Sequence[int]) -> dict[int, list[str]]:
@@ -81,6 +82,12 @@ def _record(row: Any, found: Sequence[Location] = (), grants: Sequence[str] = ()
         successors=tuple(row.successors),
         note=row.note,
         grants=tuple(grants),
+    )
+
+
+def _location(row: Any) -> Location:
+    return Location(
+        row.url, row.priority, row.label, row.media_type, row.organisation, row.restricted_to
     )
 
 
@@ -298,6 +305,7 @@ class Records(Queries):
     def insert(self, record: Record, owner_id: int) -> int | None:
         """Insert a new record, its locations and its other identifiers; None (and nothing
         written) when its equivalence key is taken."""
+        holders = self._holders(record.locations, owner_id)
         statement = (
             self._insert(records)
             .values(
@@ -311,14 +319,15 @@ class Records(Queries):
                 owner_id=owner_id,
                 created=record.created,
                 updated=record.updated,
-                targets=self._targets(record.locations),
+                # NULLs left to the defaults: a schema older than a column inserts too (tests)
+                **{k: v for k, v in self._targets(record.locations, holders).items() if v},
             )
             .on_conflict_do_nothing()
             .returning(records.c.id)
         )
         record_id: int | None = self.connection.scalar(statement)
         if record_id is not None:
-            self._insert_locations(record_id, record.locations, owner_id)
+            self._insert_locations(record_id, record.locations, holders)
             if carries_identifiers(record.metadata):
                 identified = [(record_id, owner_id, record.metadata)]
                 Identifiers(self.connection, self.dialect).replace(identified, fresh=True)
@@ -341,6 +350,7 @@ class Records(Queries):
         owner_id: int = self.connection.execute(
             sa.select(records.c.owner_id).where(records.c.id == record_id)
         ).scalar_one()
+        holders = self._holders(record.locations, owner_id)
         self.connection.execute(
             sa.update(records)
             .where(records.c.id == record_id)
@@ -350,28 +360,42 @@ class Records(Queries):
                 successors=list(record.successors),
                 note=record.note,
                 updated=record.updated,
-                targets=self._targets(record.locations),
+                **self._targets(record.locations, holders),
             )
         )
         self.connection.execute(sa.delete(locations).where(locations.c.record_id == record_id))
-        self._insert_locations(record_id, record.locations, owner_id)
+        self._insert_locations(record_id, record.locations, holders)
         Identifiers(self.connection, self.dialect).replace([(record_id, owner_id, record.metadata)])
         self.append_history([(record_id, action, actor)])
 
-    def _targets(self, found: Sequence[Location]) -> str | None:
-        return resolution_targets(found, broken_urls(self.connection, (loc.url for loc in found)))
+    def _targets(self, found: Sequence[Location], holders: Sequence[int]) -> dict[str, str | None]:
+        """``records.targets`` and ``records.restricted`` of ``found``, each held by the
+        organisation of the same place in ``holders``."""
+        broken = broken_urls(self.connection, (loc.url for loc in found))
+        return {
+            "targets": resolution_targets(found, broken),
+            "restricted": restricted_targets(list(zip(found, holders, strict=True)), broken),
+        }
 
-    def _insert_locations(self, record_id: int, found: Sequence[Location], owner_id: int) -> None:
-        """Insert ``found``, each held by its ``organisation`` (by the record's owner, ``owner_id``,
-        when it names none)."""
+    def _holders(self, found: Sequence[Location], owner_id: int) -> list[int]:
+        """The id of the organisation holding each location of ``found``: its
+        ``organisation``, or the record's owner (``owner_id``) when it names none."""
         named = {loc.organisation for loc in found} - {None}
-        holders: dict[str | None, int] = {}
+        holders: dict[str | None, int] = {None: owner_id}
         if named:
             query = sa.select(organisations.c.name, organisations.c.id)
             for name, holder_id in self.connection.execute(
                 query.where(organisations.c.name.in_(named))
             ):
                 holders[name] = holder_id
+        return [holders[loc.organisation] for loc in found]
+
+    def _insert_locations(
+        self, record_id: int, found: Sequence[Location], holders: Sequence[int]
+    ) -> None:
+        """Insert ``found``, each held by the organisation of the same place in ``holders``."""
+        # restricted_to only when given (a schema older than the column inserts too: tests)
+        restricted = any(loc.restricted_to is not None for loc in found)
         if found:
             self.connection.execute(
                 locations.insert(),
@@ -382,11 +406,10 @@ class Records(Queries):
                         "priority": loc.priority,
                         "label": loc.label,
                         "media_type": loc.media_type,
-                        "owner_id": owner_id
-                        if loc.organisation is None
-                        else holders[loc.organisation],
+                        "owner_id": holder_id,
                     }
-                    for loc in found
+                    | ({"restricted_to": loc.restricted_to} if restricted else {})
+                    for loc, holder_id in zip(found, holders, strict=True)
                 ],
             )
 

@@ -1,13 +1,17 @@
-"""Administration (admins only): delegating prefixes, organisations and their tokens."""
+"""Administration (admins only): delegating prefixes, organisations, their tokens and their
+networks."""
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Response
 
+from urnkit.resolver.domain import NETWORK_NAME_PATTERN, Network
 from urnkit.resolver.web.deps import AdminPrincipal, ServiceDep
 from urnkit.resolver.web.problems import AUTHENTICATED, problem_responses
 from urnkit.resolver.web.schemas import (
     DelegateIn,
+    NetworkIn,
+    NetworkOut,
     OrganisationIn,
     OrganisationOut,
     PrefixOut,
@@ -74,4 +78,60 @@ def revoke_token(
 ) -> Response:
     """Revoke a token (admin): it stops working at once, in every server process."""
     services.admin.revoke_token(token_id)
+    return Response(status_code=204)
+
+
+NetworkName = Annotated[str, Path(pattern=f"^{NETWORK_NAME_PATTERN}$", examples=["reading-rooms"])]
+
+
+def _network_json(network: Network) -> dict[str, str | list[str]]:
+    return {
+        "organisation": network.organisation,
+        "name": network.name,
+        "ranges": [str(found) for found in network.ranges],
+    }
+
+
+@router.get(
+    "/api/v1/organisations/{name}/networks",
+    response_model=list[NetworkOut],
+    responses=problem_responses(404) | AUTHENTICATED,
+)
+def networks(name: str, _: AdminPrincipal, services: ServiceDep) -> list[dict[str, Any]]:
+    """An organisation's networks (admin), by name."""
+    return [_network_json(network) for network in services.networks.networks(name)]
+
+
+@router.put(
+    "/api/v1/organisations/{name}/networks/{network}",
+    response_model=NetworkOut,
+    responses={201: {"model": NetworkOut, "description": "Created"}}
+    | problem_responses(404, 422)
+    | AUTHENTICATED,
+)
+def save_network(
+    name: str,
+    network: NetworkName,
+    body: NetworkIn,
+    _: AdminPrincipal,
+    services: ServiceDep,
+    response: Response,
+) -> dict[str, Any]:
+    """Create (201) or replace (200) an organisation's network (admin): every server process
+    routes by it within its ``network_refresh`` seconds."""
+    saved, created = services.networks.save(name, network, body.ranges)
+    response.status_code = 201 if created else 200
+    return _network_json(saved)
+
+
+@router.delete(
+    "/api/v1/organisations/{name}/networks/{network}",
+    status_code=204,
+    responses=problem_responses(404, 409) | AUTHENTICATED,
+)
+def delete_network(
+    name: str, network: NetworkName, _: AdminPrincipal, services: ServiceDep
+) -> Response:
+    """Delete an organisation's network (admin); 409 while locations are restricted to it."""
+    services.networks.delete(name, network)
     return Response(status_code=204)

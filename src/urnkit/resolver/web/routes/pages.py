@@ -60,7 +60,9 @@ def search(
     if not text:
         return html_page(request, "search.html", **context)
     try:
-        found, after = services.overview.search(kind, text, int(cursor or 0), PAGE_SIZE)
+        found, after = services.overview.search(
+            kind, text, int(cursor or 0), PAGE_SIZE, services.access.reader(None)
+        )
     except InvalidURNError as error:
         return html_page(request, "search.html", 400, error=error, **context)
     except UnacceptableError as error:

@@ -13,7 +13,13 @@ from starlette.exceptions import HTTPException
 from urnkit.resolver.domain import PREFIX_PATTERN, Location, Record
 from urnkit.resolver.services.shapes import history_json, record_json
 from urnkit.resolver.web.caching import REVALIDATE, validated
-from urnkit.resolver.web.deps import AuthenticatedPrincipal, RawPathRoute, ServiceDep, URNPath
+from urnkit.resolver.web.deps import (
+    APIReader,
+    AuthenticatedPrincipal,
+    RawPathRoute,
+    ServiceDep,
+    URNPath,
+)
 from urnkit.resolver.web.problems import AUTHENTICATED, problem, problem_responses
 from urnkit.resolver.web.schemas import (
     BatchIn,
@@ -42,11 +48,12 @@ def page_json(page: Sequence[Record], after: int | None) -> dict[str, Any]:
     response_model=HistoryOut,
     responses=problem_responses(400, 404, 422),
 )
-def history(urn: URNPath, services: ServiceDep, request: Request) -> Response:
+def history(urn: URNPath, services: ServiceDep, request: Request, reader: APIReader) -> Response:
     """Every change to a record, oldest first (append-only); ``ETag`` and ``Last-Modified``
-    for conditional requests (304)."""
+    for conditional requests (304). Locations restricted to a network are shown only to
+    their holder's tokens and to admins."""
     record = services.records.get(urn)
-    entries = services.records.history(urn)
+    entries = services.records.history(urn, reader)
     body = JSONResponse({"urn": record.urn, "entries": [history_json(e) for e in entries]})
     modified = max([record.updated, *(entry.at for entry in entries)])
     return validated(request, body, modified, REVALIDATE)
@@ -73,10 +80,11 @@ def deactivate(
     response_model=RecordOut,
     responses=problem_responses(400, 404, 422),
 )
-def get_record(urn: URNPath, services: ServiceDep, request: Request) -> Response:
+def get_record(urn: URNPath, services: ServiceDep, request: Request, reader: APIReader) -> Response:
     """The record of a URN, found by namespace equivalence; ``ETag`` and ``Last-Modified``
-    for conditional requests (304)."""
-    record = services.records.get(urn)
+    for conditional requests (304). Locations restricted to a network are shown only to
+    their holder's tokens and to admins."""
+    record = services.records.get(urn, reader)
     return validated(request, JSONResponse(record_json(record)), record.updated, REVALIDATE)
 
 
@@ -173,6 +181,7 @@ def _patched_locations(locations: Any) -> list[Location]:
 )
 def list_records(
     services: ServiceDep,
+    reader: APIReader,
     prefix: Annotated[
         str | None,
         Query(max_length=200, examples=["fi:demo"], json_schema_extra={"pattern": PREFIX_PATTERN}),
@@ -180,8 +189,9 @@ def list_records(
     cursor: Annotated[str | None, Query(pattern=r"^[0-9]{1,18}$")] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
-    """Records in registration order, under ``prefix`` (and its sub-namespaces) if given."""
-    return page_json(*services.records.records(prefix, int(cursor or 0), limit))
+    """Records in registration order, under ``prefix`` (and its sub-namespaces) if given;
+    locations restricted to a network shown only to their holder's tokens and to admins."""
+    return page_json(*services.records.records(prefix, int(cursor or 0), limit, reader=reader))
 
 
 @router.post(

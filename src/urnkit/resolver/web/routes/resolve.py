@@ -55,8 +55,8 @@ from urnkit.resolver.services.signposting import (
     record_signposts,
     script_json,
 )
-from urnkit.resolver.web.caching import validated
-from urnkit.resolver.web.deps import decoded_if_whole, raw_urn
+from urnkit.resolver.web.caching import NO_STORE, validated
+from urnkit.resolver.web.deps import client_of, decoded_if_whole, raw_urn
 from urnkit.resolver.web.front import (
     FOUND,
     base_url,
@@ -105,7 +105,7 @@ async def resolve_request(request: Request) -> Response:
         if isinstance(resolution, Exception):
             raise resolution
         if resolution is None:
-            resolution = await services.resolution.resolve_async(text)
+            resolution = await services.resolution.resolve_async(text, client_of(request.scope))
     except NotFoundError:
         metrics.resolved("not_found")
         raise
@@ -123,7 +123,7 @@ async def resolve_request(request: Request) -> Response:
         return redirect(
             request.scope,
             resolution.target or "",
-            request.app.state.cache.header(302),
+            NO_STORE if resolution.routed else request.app.state.cache.header(302),
             resolution.alternates,
             resolution.predecessors,
             resolution.key,
@@ -138,7 +138,10 @@ async def resolve_request(request: Request) -> Response:
         links = resolution_links(
             request.scope, (), record.successors, resolution.predecessors, signposts
         )
-        return _gone_problem(record, resolution.predecessors, {"Link": links, "Vary": "Accept"})
+        headers = {"Link": links, "Vary": "Accept"}
+        if resolution.routed:
+            headers["Cache-Control"] = NO_STORE.decode()
+        return _gone_problem(record, resolution.predecessors, headers)
     return await asyncio.to_thread(
         _described_record, request, described, resolution.kind, resolution.alternates
     )
@@ -182,9 +185,12 @@ def _described_record(
     would redirect to, if any): as JSON to a client that prefers it, else as its page
     (RFC 8458 §4.5's surrogate; 410 when deactivated)."""
     services: Services = request.app.state.services
-    description = Rfc2483Requests(services.records).describe(text)
+    reader = services.networks.reader(None, client_of(request.scope))
+    description = Rfc2483Requests(services.records).describe(text, reader)
     record = description.record
     headers = {"Link": _record_links(request.scope, description, alternates), "Vary": "Accept"}
+    if description.restricted:  # what it shows depends on the client's address
+        headers["Cache-Control"] = NO_STORE.decode()
     if kind == "gone":
         return _record_page(request, description, 410, headers)
     if preferred_json(request.scope):
@@ -209,7 +215,8 @@ def answer_linkset(request: Request, text: str, negotiated: bool) -> Response:
     to, its successors and predecessors, and its signposts, their context its ``cite-as``
     URL; ``negotiated`` (chosen by ``Accept`` on ``/{urn}``) says ``Vary: Accept``."""
     services: Services = request.app.state.services
-    description = Rfc2483Requests(services.records).describe(text)
+    reader = services.networks.reader(None, client_of(request.scope))
+    description = Rfc2483Requests(services.records).describe(text, reader)
     record = description.record
     base = base_url(request.scope)
     links = [Link(location.url, "alternate") for location in description.usable]
@@ -217,6 +224,8 @@ def answer_linkset(request: Request, text: str, negotiated: bool) -> Response:
     links += [Link(base + urn, "predecessor-version") for urn in sorted(description.predecessors)]
     links += record_signposts(base, record, description.usable)
     headers = {"Vary": "Accept"} if negotiated else {}
+    if description.restricted:  # what it shows depends on the client's address
+        headers["Cache-Control"] = NO_STORE.decode()
     body = JSONResponse(linkset(base + record.key, links), media_type=LINKSET, headers=headers)
     return validated(request, body, description.modified)
 
@@ -226,12 +235,15 @@ def answer_service(request: Request, name: str, text: str) -> Response:
     services: Services = request.app.state.services
     rfc2483 = Rfc2483Requests(services.records)
     urn = parse_urn(text)
-    description = rfc2483.describe(text)
+    reader = services.networks.reader(None, client_of(request.scope))
+    description = rfc2483.describe(text, reader)
     record = description.record
     alternates = [loc.url for loc in description.usable]
     if urn.q_component:  # RFC 8141 §2.3.2: passed to every locator
         alternates = [with_q_component(url, urn.q_component) for url in alternates]
     headers = {"Link": _record_links(request.scope, description, alternates)}
+    if description.restricted:  # what it shows depends on the client's address
+        headers["Cache-Control"] = NO_STORE.decode()
     if name in ("I2L", "I2Ls", "I2R", "I2Rs") and record.status == "deactivated":
         if wants_html(request):
             return _record_page(request, description, 410, headers)
@@ -402,6 +414,7 @@ def _record_page(
         ],
         predecessors=sorted(description.predecessors),
         history=[history_json(entry) for entry in description.history],
+        withheld=description.withheld,
     )
 
 
