@@ -236,6 +236,7 @@ def test_api_reads_show_restricted_urls_only_to_the_holder_and_admins(
         "priority": 1,
         "label": None,
         "media_type": None,
+        "organisation": "Test Library",
         "restricted_to": network[0],
     }
 

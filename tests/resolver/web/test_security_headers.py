@@ -33,7 +33,8 @@ def directives(policy: str) -> dict[str, list[str]]:
 
 
 class _Inline(HTMLParser):
-    """What a page holds inline: scripts without ``src``, ``<style>``, ``style=`` and ``on*=``."""
+    """What a page holds inline: scripts without ``src`` (but data blocks, HTML §4.12.1.1: the
+    JSON-LD of schema.org, which no browser runs), ``<style>``, ``style=`` and ``on*=``."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -41,7 +42,8 @@ class _Inline(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         names = {name for name, _ in attrs}
-        if (tag == "script" and "src" not in names) or tag == "style":
+        data_block = dict(attrs).get("type") == "application/ld+json"
+        if (tag == "script" and "src" not in names and not data_block) or tag == "style":
             self.found.append(f"<{tag}>")
         self.found += [f"{tag} {name}=" for name in names if name == "style" or name[:2] == "on"]
 

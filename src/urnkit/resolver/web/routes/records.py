@@ -14,6 +14,7 @@ from urnkit.resolver.domain import PREFIX_PATTERN, Location, Record
 from urnkit.resolver.services.shapes import history_json, record_json
 from urnkit.resolver.web.caching import REVALIDATE, validated
 from urnkit.resolver.web.deps import (
+    OPTIONAL_TOKEN,
     APIReader,
     AuthenticatedPrincipal,
     RawPathRoute,
@@ -45,8 +46,9 @@ def page_json(page: Sequence[Record], after: int | None) -> dict[str, Any]:
 
 @router.get(
     "/api/v1/urns/{urn:path}/history",
+    openapi_extra=OPTIONAL_TOKEN,
     response_model=HistoryOut,
-    responses=problem_responses(400, 404, 422),
+    responses=problem_responses(400, 401, 404, 422),
 )
 def history(urn: URNPath, services: ServiceDep, request: Request, reader: APIReader) -> Response:
     """Every change to a record, oldest first (append-only); ``ETag`` and ``Last-Modified``
@@ -77,8 +79,9 @@ def deactivate(
 
 @router.get(
     "/api/v1/urns/{urn:path}",
+    openapi_extra=OPTIONAL_TOKEN,
     response_model=RecordOut,
-    responses=problem_responses(400, 404, 422),
+    responses=problem_responses(400, 401, 404, 422),
 )
 def get_record(urn: URNPath, services: ServiceDep, request: Request, reader: APIReader) -> Response:
     """The record of a URN, found by namespace equivalence; ``ETag`` and ``Last-Modified``
@@ -176,8 +179,9 @@ def _patched_locations(locations: Any) -> list[Location]:
 
 @router.get(
     "/api/v1/urns",
+    openapi_extra=OPTIONAL_TOKEN,
     response_model=RecordPage,
-    responses=problem_responses(422),
+    responses=problem_responses(401, 422),
 )
 def list_records(
     services: ServiceDep,

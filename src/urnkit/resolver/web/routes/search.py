@@ -5,7 +5,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from urnkit.resolver.domain import UnacceptableError
-from urnkit.resolver.web.deps import APIReader, ServiceDep
+from urnkit.resolver.web.deps import OPTIONAL_TOKEN, APIReader, ServiceDep
 from urnkit.resolver.web.problems import problem_responses
 from urnkit.resolver.web.routes.records import page_json
 from urnkit.resolver.web.schemas import RecordPage
@@ -14,7 +14,12 @@ SearchBy = Literal["urn", "url", "title", "identifier"]
 router = APIRouter(tags=["records"])
 
 
-@router.get("/api/v1/search", response_model=RecordPage, responses=problem_responses(400, 422))
+@router.get(
+    "/api/v1/search",
+    response_model=RecordPage,
+    responses=problem_responses(400, 401, 422),
+    openapi_extra=OPTIONAL_TOKEN,
+)
 def search(
     services: ServiceDep,
     reader: APIReader,
