@@ -193,8 +193,9 @@ def import_records(kind: str, url: str, path: Path, batch_size: int) -> Import:
     commit; then ``ANALYZE`` (``VACUUM ANALYZE`` on PostgreSQL), untimed."""
     import sqlalchemy as sa
 
-    from urnkit.resolver.cli.transfer import Rejects, ndjson_rows  # as ``urnkit import`` reads
+    from urnkit.resolver.cli.transfer import Rejects
     from urnkit.resolver.services import Services
+    from urnkit.resolver.services.rows import ndjson_rows  # as ``urnkit import`` reads
     from urnkit.resolver.store import Store
 
     store = Store(url)

@@ -15,14 +15,16 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.remote.webelement import WebElement
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -96,3 +98,18 @@ def console(browser: webdriver.Chrome) -> list[str]:
     script errors), each as ``LEVEL message``."""
     entries: list[dict[str, str]] = browser.get_log("browser")  # type: ignore[no-untyped-call]
     return [f"{entry['level']} {entry['message']}" for entry in entries]
+
+
+def left(page: WebElement) -> Callable[[object], bool]:
+    """A wait's condition: the browser has left the document ``page`` (its ``html`` element)
+    belongs to. Chromium may say so with a stale-element error or with an inspector error
+    ("Node with given id does not belong to the document"); both mean the page is gone."""
+
+    def gone(_: object) -> bool:
+        try:
+            page.is_enabled()
+        except WebDriverException:
+            return True
+        return False
+
+    return gone

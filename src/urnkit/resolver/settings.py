@@ -67,6 +67,14 @@ class Settings:
     cache_not_found: int = 60
     cache_invalid: int = 86_400
     cache_gone: int = 86_400
+    # The staff pages (/staff/, web/sessions.py): the key that signs their sessions (every
+    # server must share it; empty: one made once and kept in the database), hours a sign-in
+    # lasts, and failed sign-ins per account or client address that lock it out for
+    # staff_lockout_minutes (counted in the database, across every process).
+    staff_secret: str = ""
+    staff_session_hours: int = 12
+    staff_sign_in_attempts: int = 5
+    staff_lockout_minutes: int = 15
 
     @classmethod
     def from_environment(
@@ -91,6 +99,8 @@ class Settings:
             raise ValueError("statistics_interval must be 1 (second) or more")
         if self.network_refresh < 1:
             raise ValueError("network_refresh must be 1 (second) or more")
+        if self.staff_session_hours < 1 or self.staff_sign_in_attempts < 1:
+            raise ValueError("staff_session_hours and staff_sign_in_attempts must be 1 or more")
         if self.server not in SERVERS:
             raise ValueError(f"server must be one of {', '.join(SERVERS)}, not {self.server!r}")
         if self.dns_nameserver:

@@ -10,15 +10,25 @@ from __future__ import annotations
 
 import copy
 import json
+import string
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from domain_strategies import json_keys, json_objects, json_values, locators, q_components
-from hypothesis import example, given
+from hypothesis import example, given, reject
 from hypothesis import strategies as st
 
-from urnkit.resolver.domain import merge_patch, with_q_component
+from urnkit.resolver.domain import (
+    Location,
+    UnacceptableError,
+    media_type_of,
+    merge_patch,
+    read_targets,
+    target_line,
+    with_q_component,
+)
+from urnkit.resolver.services.locations import check_locations
 from urnkit.urn import URN
 
 # --- with_q_component: RFC 8141 §2.3.2 -----------------------------------------------------------
@@ -202,3 +212,54 @@ def test_object_patch_gives_an_object_without_its_nulls(target: Any, patch: dict
     assert isinstance(result, dict)
     for name, value in patch.items():
         assert (name in result) == (value is not None)
+
+
+# --- target lines: a location on resolution's row (records.targets) ------------------------------
+
+# RFC 6838 §4.2's restricted-name characters, and any text at all: the API takes either.
+_RESTRICTED_NAMES = st.text(string.ascii_letters + string.digits + "!#$&^_.+-", min_size=1)
+_MEDIA_TYPES = (
+    st.none()
+    | st.text()
+    | st.builds(
+        lambda kind, sub, rest: f"{kind}/{sub}{rest}",
+        _RESTRICTED_NAMES,
+        _RESTRICTED_NAMES,
+        st.sampled_from(["", "; charset=utf-8", " ", ";q"]),
+    )
+)
+
+
+@st.composite
+def stored_locations(draw: st.DrawFn) -> Location:
+    """A location ``check_locations`` accepts (any character it lets through in the URL's path:
+    no control, separator or unassigned character), with any media type text."""
+    path = draw(st.text(st.characters(exclude_categories=("C", "Z"))))
+    url = "https://" + draw(st.sampled_from(["a.example", "b.example:8080"])) + "/" + path
+    location = Location(url, media_type=draw(_MEDIA_TYPES))
+    try:
+        check_locations([location])
+    except UnacceptableError:
+        reject()
+    return location
+
+
+@given(st.lists(stored_locations(), min_size=1, max_size=5), st.sampled_from(["", "7/rooms"]))
+def test_target_lines_read_back_as_written(found: list[Location], network: str) -> None:
+    # A line: the URL, then a tab and the media type when media_type_of gives one. Every
+    # stored URL and every media type reads back, in order; an untyped location is its URL.
+    lines = [target_line(loc) for loc in found]
+    kinds = tuple(media_type_of(loc) for loc in found)
+    urls = tuple(loc.url for loc in found)
+    assert read_targets("\n".join(lines)) == (urls, kinds if any(kinds) else ())
+    for line, loc, kind in zip(lines, found, kinds, strict=True):
+        assert (line == loc.url) == (kind is None)  # no byte more without a media type
+    # records.restricted puts the network first, before a tab: the rest is the line again.
+    assert [f"{network}\t{line}".partition("\t")[2] for line in lines] == lines
+
+
+def test_a_url_with_a_tab_or_a_line_break_is_never_stored() -> None:
+    # What keeps target lines apart: check_locations refuses what str.isprintable() does not.
+    for url in ("https://a.example/x\ty", "https://a.example/x\ny", "https://a.example/\r"):
+        with pytest.raises(UnacceptableError):
+            check_locations([Location(url)])

@@ -23,7 +23,9 @@ from urnkit.resolver.domain import (
     check_network_name,
     client_address,
     inside,
+    media_type_of,
     parse_ranges,
+    read_targets,
     shown,
     shown_document,
     withheld,
@@ -187,7 +189,13 @@ readers = st.builds(
 def records(draw: st.DrawFn) -> Record:
     count = draw(st.integers(0, 6))
     found = tuple(
-        Location(f"https://example.org/{n}", n, restricted_to=draw(NAMES)) for n in range(count)
+        Location(
+            f"https://example.org/{n}",
+            n,
+            media_type=draw(st.sampled_from((None, "text/html", "Application/PDF; q=1", "PDF"))),
+            restricted_to=draw(NAMES),
+        )
+        for n in range(count)
     )
     return Record("urn:nbn:fi-1", "urn:nbn:fi-1", "fi", "active", "Library", T, T, found)
 
@@ -211,18 +219,31 @@ def test_shown_keeps_exactly_the_locations_the_reader_may_read(
 def test_targets_hold_the_open_urls_restricted_holds_all_with_their_networks(
     record: Record, broken_numbers: set[int]
 ) -> None:
+    # Each location with its media type, if it has one (read_targets reads them back).
     broken = {f"https://example.org/{n}" for n in broken_numbers}
     usable = [loc for loc in record.locations if loc.url not in broken]
     targets = resolution_targets(record.locations, broken)
-    expected = [loc.url for loc in usable if loc.restricted_to is None]
-    assert targets == ("\n".join(expected) or None)
+    expected = [loc for loc in usable if loc.restricted_to is None]
+    if not expected:
+        assert targets is None
+    else:
+        assert targets is not None
+        kinds = tuple(media_type_of(loc) for loc in expected)
+        assert read_targets(targets) == (
+            tuple(loc.url for loc in expected),
+            kinds if any(kinds) else (),
+        )
     restricted = restricted_targets([(loc, 7) for loc in record.locations], broken)
     if all(loc.restricted_to is None for loc in usable):
         assert restricted is None
     else:
         assert restricted is not None
-        lines = [line.split("\t") for line in restricted.split("\n")]
-        assert [url for _, url in lines] == [loc.url for loc in usable]
-        assert [network for network, _ in lines] == [
+        lines = [line.partition("\t") for line in restricted.split("\n")]
+        assert [network for network, _, _ in lines] == [
             "" if loc.restricted_to is None else f"7/{loc.restricted_to}" for loc in usable
         ]
+        for (_, _, target), loc in zip(lines, usable, strict=True):
+            assert read_targets(target) == (
+                (loc.url,),
+                () if media_type_of(loc) is None else (media_type_of(loc),),
+            )

@@ -25,12 +25,15 @@ import sqlalchemy as sa
 from hypothesis import given
 from hypothesis import strategies as st
 from resolver_support import Server, urnkit
+from services_support import Principals
 
 from urnkit.resolver.domain import (
     FAILURES_TO_BREAK,
+    ForbiddenError,
     LinkCheck,
     LinkState,
     Location,
+    NotFoundError,
     Verdict,
     next_link_state,
 )
@@ -475,3 +478,42 @@ def test_one_round_at_a_time_on_a_database(database_url: str) -> None:
     finally:
         first.close()
         second.close()
+
+
+FAST = CheckOptions(per_host_interval=0.0, timeout=5.0)
+
+
+# --- one URL rechecked now, by an organisation holding a location there ---------------------------
+
+
+def test_a_holder_rechecks_one_url_now(services: Services, who: Principals, site: Site) -> None:
+    site.status |= {"/gone": 404, "/here": 200}
+    gone, here = site.url("/gone"), site.url("/here")
+    urn = "URN:NBN:fi:demo-1"
+    services.records.put(who.demo, urn, [Location(gone, 1), Location(here, 2)], {})
+    key = urn.lower()
+    assert services.store.resolution_row(key)[1] == f"{gone}\n{here}"  # type: ignore[index]
+
+    state = services.links.recheck(who.demo, gone, FAST)
+    assert (state.status, state.http_status) == ("broken", 404)  # a 404: broken at once
+    assert site.arrived == [("HEAD", "/gone"), ("GET", "/gone")]
+    # RFC 8458 §4.4: resolution leads past the broken link from the commit on.
+    assert services.store.resolution_row(key)[1] == here  # type: ignore[index]
+    assert [b.link.url for b in services.links.broken_links_for(who.demo, None)[1]] == [gone]
+
+    site.status["/gone"] = 200
+    assert services.links.recheck(who.admin, gone, FAST).status == "ok"
+    assert services.store.resolution_row(key)[1] == f"{gone}\n{here}"  # type: ignore[index]
+    assert [c[1] for c in checks_of(services.store.url, gone)] == ["gone", "ok"]
+
+
+def test_only_a_holder_rechecks_a_url(services: Services, who: Principals, site: Site) -> None:
+    url = site.url("/x")
+    services.records.put(who.demo, "URN:NBN:fi:demo-1", [Location(url)], {})
+    with pytest.raises(ForbiddenError) as refused:
+        services.links.recheck(who.other, url, FAST)
+    assert refused.value.extensions["field"] == "url"
+    with pytest.raises(NotFoundError) as unknown:
+        services.links.recheck(who.demo, site.url("/nowhere"), FAST)
+    assert unknown.value.extensions["field"] == "url"
+    assert site.arrived == []  # nothing was asked of the site

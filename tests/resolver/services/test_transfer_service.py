@@ -136,7 +136,8 @@ def test_import_stores_any_text_exactly(services: Services, who: Principals) -> 
     assert first.locations[1].label == awkward
     assert services.store.resolution_row("urn:nbn:fi:odd-1") == (
         "deactivated",
-        "https://example.org/2\nhttps://example.org/a\\b",  # targets: one URL a line
+        # targets: a location a line, its media type after a tab (COPY escapes the tab too)
+        "https://example.org/2\nhttps://example.org/a\\b\ttext/x",
         None,
         "fi:odd",
         None,

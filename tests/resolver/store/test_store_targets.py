@@ -6,13 +6,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime
+from importlib.resources import files
 
 import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
 from resolver_support import mark_links
 from store_support import add_organisation, sample_record
 
 from urnkit.resolver.domain import Location, Record
-from urnkit.resolver.store import Store
+from urnkit.resolver.services.shapes import record_json
+from urnkit.resolver.store import Store, records, stage_import
 
 A, B, C = "https://a.example/x", "https://b.example/x", "https://c.example/x"
 
@@ -150,3 +154,91 @@ def test_upgrading_finds_who_succeeds_whom_among_stored_records(empty_store: Sto
         "fi:demo",
         None,
     )
+
+
+# --- media types on the row (migration target_media_types) ----------------------------------------
+
+TYPED = (
+    Location(A, priority=1, media_type="Application/PDF; charset=binary"),
+    Location(B, priority=2, media_type="not a media type"),
+    Location(C, priority=3, media_type="text/html"),
+)
+
+
+def test_every_write_path_stores_the_same_typed_targets(store: Store) -> None:
+    # The API's insert, the bulk inserts and, on PostgreSQL, the staged import (COPY), whose
+    # targets the database rewrites when a link is broken: all as resolution_targets writes
+    # them, each location's media type after a tab.
+    with store.transaction() as tx:
+        owner = {"Library": add_organisation(tx)}
+    for broken in ((), (A,)):
+        if broken:
+            mark_links(store, "broken", *broken)
+        made = [_with_locations(f"urn:nbn:fi:demo-{len(broken)}{n}", *TYPED) for n in range(4)]
+        with store.transaction() as tx:
+            tx.records.insert(made[0], owner["Library"])
+            tx.bulk.insert_records([made[1]], owner)
+            tx.bulk.import_batch([made[2]], owner)
+            if store.engine.dialect.name == "postgresql":
+                staged = stage_import([made[3]], owner, [record_json(made[3])])
+                assert tx.bulk.import_staged(staged) == 1
+        expected = [] if broken else [f"{A}\tapplication/pdf"]
+        expected += [B, f"{C}\ttext/html"]
+        for record in made[:3] if store.engine.dialect.name == "sqlite" else made:
+            row = store.resolution_row(record.key)
+            assert row is not None
+            assert row[1] == "\n".join(expected), record.urn
+
+
+def _rows(store: Store) -> dict[str, tuple[str | None, str | None]]:
+    with store.engine.connect() as connection:
+        query = sa.select(records.c.urn, records.c.targets, records.c.restricted)
+        return {
+            urn: (targets, restricted) for urn, targets, restricted in connection.execute(query)
+        }
+
+
+def _downgrade(store: Store, revision: str) -> None:
+    config = Config()
+    config.set_main_option("script_location", str(files("urnkit.resolver") / "migrations"))
+    with store.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, revision)
+
+
+def test_upgrading_types_the_targets_and_downgrading_strips_them(empty_store: Store) -> None:
+    empty_store.upgrade("location_networks")
+    shut = Location("https://library.example/x", 0, media_type="text/html", restricted_to="rooms")
+    with empty_store.transaction() as tx:
+        organisation_id = add_organisation(tx)
+        tx.records.insert(_with_locations("urn:nbn:fi:demo-1", *TYPED), organisation_id)
+        tx.records.insert(_with_locations("urn:nbn:fi:demo-2", shut, *TYPED), organisation_id)
+        tx.records.insert(_with_locations("urn:nbn:fi:demo-3", Location(B)), organisation_id)
+    mark_links(empty_store, "broken", C)  # the upgrade leaves broken links out too
+    # As the code before the migration wrote them: URLs only, C left out (broken).
+    old = {
+        "urn:nbn:fi:demo-1": (f"{A}\n{B}", None),
+        "urn:nbn:fi:demo-2": (f"{A}\n{B}", f"{organisation_id}/rooms\t{shut.url}\n\t{A}\n\t{B}"),
+        "urn:nbn:fi:demo-3": (B, None),
+    }
+    with empty_store.transaction() as tx:
+        for urn, (targets, restricted) in old.items():
+            tx.connection.execute(
+                sa.update(records)
+                .where(records.c.urn == urn)
+                .values(targets=targets, restricted=restricted)
+            )
+    typed = {
+        "urn:nbn:fi:demo-1": (f"{A}\tapplication/pdf\n{B}", None),
+        "urn:nbn:fi:demo-2": (
+            f"{A}\tapplication/pdf\n{B}",
+            f"{organisation_id}/rooms\t{shut.url}\ttext/html\n\t{A}\tapplication/pdf\n\t{B}",
+        ),
+        "urn:nbn:fi:demo-3": (B, None),
+    }
+    empty_store.upgrade()
+    assert _rows(empty_store) == typed
+    _downgrade(empty_store, "location_networks")
+    assert _rows(empty_store) == old
+    empty_store.upgrade()
+    assert _rows(empty_store) == typed

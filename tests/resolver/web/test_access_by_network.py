@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 import httpx
 import pytest
 from resolver_support import BROWSER, Resolver, assert_problem, mark_links, register, urnkit
+from rfc2483_support import parse_links
 
 from urnkit.resolver.store import Store
 
@@ -84,6 +85,41 @@ def test_a_client_inside_is_sent_to_the_restricted_copy_others_to_the_next(
         assert outside.headers["cache-control"] == "no-store"
     # Without a proxy's word, the client is the peer itself (127.0.0.1): outside.
     assert anonymous.get(f"/{urn}").headers["location"] == open_
+
+
+def _items(response: httpx.Response) -> list[tuple[str, str | None]]:
+    """(URL, media type) of each ``item`` link of ``response``."""
+    links = parse_links(response.headers["link"])
+    return [(uri, found.get("type")) for uri, found in links if found["rel"] == "item"]
+
+
+def test_typed_locations_route_alike_and_keep_their_media_types(
+    api: httpx.Client, anonymous: httpx.Client, unique: str, network: tuple[str, str, str]
+) -> None:
+    # records.restricted holds each location's media type too: the client inside is sent to
+    # the restricted copy (a URL, nothing more), its items typed (RFC 8288 §3.4.1).
+    urn = f"urn:nbn:fi:test-{unique}"
+    shut, open_ = f"https://library.example/deposit/{unique}", f"https://example.org/{unique}"
+    register(
+        api,
+        urn,
+        [
+            {"url": shut, "priority": 1, "restricted_to": network[0], "media_type": "text/html"},
+            {"url": open_, "priority": 2, "media_type": "Application/PDF"},
+        ],
+        {"title": f"Typed deposit {unique}"},
+    )
+    inside = anonymous.get(f"/{urn}", headers=_from(_inside(network)))
+    assert inside.status_code == 302
+    assert inside.headers["location"] == shut
+    assert _items(inside) == [(shut, "text/html"), (open_, "application/pdf")]
+    outside = anonymous.get(f"/{urn}", headers=_from(OUTSIDE))
+    assert outside.headers["location"] == open_
+    assert _items(outside) == [(open_, "application/pdf")]
+    assert (
+        anonymous.get(f"/uri-res/I2L?{urn}", headers=_from(_inside(network))).headers["location"]
+        == shut
+    )
 
 
 def test_the_client_address_is_judged_in_ipv6_and_as_ipv4_mapped(

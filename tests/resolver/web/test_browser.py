@@ -266,6 +266,18 @@ def test_the_statistics_page_shows_the_resolutions_of_today(
     shot("statistics")
     caption = browser.find_element(By.CSS_SELECTOR, "table caption").text
     assert caption == "Resolutions per prefix per day, the newest day first"
+    # Two charts above the tables, each an image named by its title, drawn to the page's width
+    charts = browser.find_elements(By.CSS_SELECTOR, "figure svg.chart[role=img]")
+    assert [c.get_attribute("aria-labelledby") for c in charts] == [
+        "resolutions-chart-title resolutions-chart-desc",
+        "statuses-chart-title statuses-chart-desc",
+    ]
+    assert all(c.size["width"] > 300 for c in charts)
+    legend = [
+        t.get_attribute("textContent")
+        for t in charts[0].find_elements(By.CSS_SELECTOR, "text.legend")
+    ]
+    assert prefix in legend
 
 
 # --- accessibility ---------------------------------------------------------------------------

@@ -56,6 +56,10 @@ def test_every_page_in_every_language_passes_the_accessibility_checks(
         assert browser.execute_script("return document.documentElement.lang") == language
         # WCAG 3.1.1 and 3.1.2: the page's language, and each language name's own.
         assert audit(browser) == [], f"{name} in {language}"
+        if name == "statistics":  # its charts too: images named in the page's language
+            charts = browser.find_elements(By.CSS_SELECTOR, "svg.chart[role=img] title")
+            assert charts, f"no chart in {language}"
+            assert all(title.get_attribute("textContent") for title in charts)
         switch = browser.find_elements(By.CSS_SELECTOR, "nav.languages a")
         assert [a.get_attribute("hreflang") for a in switch] == list(LANGUAGES)
         assert [a.get_attribute("lang") for a in switch] == list(LANGUAGES)

@@ -4,8 +4,9 @@ PostgreSQL: the ``Link`` headers of resolution's answers and of the landing page
 and properties of the pieces, in process.
 
 * The redirect names what its one indexed row allows: ``cite-as``, ``describedby`` (JSON and
-  ``oai_dc``), ``linkset`` and an untyped ``item`` per location; the landing page and the
-  linkset add the ``type`` and each ``item``'s media type.
+  ``oai_dc``), ``linkset`` and an ``item`` per location with its media type (the row holds
+  them); the landing page and the linkset add the ``type``. The media types never reach a
+  ``Location`` header or a ``text/uri-list``.
 * Every ``describedby`` target answers, with the media type its link says.
 * The linkset is checked against RFC 9264 §4.2's JSON structure by :func:`check_linkset`,
   written from the RFC's text.
@@ -23,18 +24,26 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from resolver_support import BROWSER, JSON, PROBLEM, Resolver, deactivate, register
+from resolver_support import (
+    BROWSER,
+    JSON,
+    PROBLEM,
+    Resolver,
+    deactivate,
+    mark_links,
+    register,
+)
 from rfc2483_support import locations, parse_links, rel, urls
 
-from urnkit.resolver.domain import Location
+from urnkit.resolver.domain import Location, media_type_of
 from urnkit.resolver.domain.dublin_core import OAI_DC
 from urnkit.resolver.services.signposting import (
     Link,
     linkset,
-    media_type_of,
     schema_org_type,
     script_json,
 )
+from urnkit.resolver.store import Store
 from urnkit.resolver.web.front import preferred_json
 
 LINKSET = "application/linkset+json"
@@ -158,6 +167,11 @@ def _targets(response: httpx.Response, relation: str) -> list[tuple[str, str | N
     return [(uri, p.get("type")) for uri, p in _links(response) if p["rel"] == relation]
 
 
+def _typed(unique: str) -> list[tuple[str, str | None]]:
+    """(URL, media type) of each of the test's locations."""
+    return [(loc["url"], loc.get("media_type")) for loc in locations(unique)]
+
+
 def _described_by(base: str, urn: str) -> list[tuple[str, str | None]]:
     return [(f"{base}/api/v1/urns/{urn}", JSON), (f"{base}/{urn}?s=I2Cs", "application/xml")]
 
@@ -173,9 +187,67 @@ def test_the_redirect_signposts_what_its_row_allows(
         assert rel(found, "cite-as") == [f"{base}/{urn}"]  # RFC 8574 §3: exactly one
         assert _targets(found, "describedby") == _described_by(base, urn)
         assert _targets(found, "linkset") == [(f"{base}/{urn}?s=linkset", LINKSET)]
-        assert rel(found, "item") == urls(unique)  # RFC 6573, untyped: the row has no types
+        # RFC 6573, each with its media type (RFC 8288 §3.4.1), untyped where none is recorded
+        assert _targets(found, "item") == _typed(unique)
+        assert found.headers["location"] == urls(unique)[0]
         assert rel(found, "alternate") == urls(unique)  # kept beside them
         assert rel(found, "type") == []  # the metadata is the linkset's to give
+
+
+def test_the_redirects_items_carry_the_media_types_as_recorded_and_changed(
+    api: httpx.Client, anonymous: httpx.Client, server_database: Store, unique: str
+) -> None:
+    # A recorded media type with parameters and capitals is its type/subtype (RFC 6838 §4.2,
+    # case-insensitive); one that is no media type leaves its item untyped.
+    urn = f"urn:nbn:fi:test-{unique}"
+    first, second, third = (f"https://example.org/{unique}/{n}" for n in (1, 2, 3))
+    recorded = [
+        {"url": first, "priority": 1, "media_type": "Application/PDF; charset=binary"},
+        {"url": second, "priority": 2, "media_type": "a PDF"},
+        {"url": third, "priority": 3, "media_type": "text/html"},
+    ]
+    register(api, urn, recorded, {"title": "Typed"})
+    found = anonymous.get(f"/{urn}")
+    assert found.status_code == 302
+    assert found.headers["location"] == first
+    assert _targets(found, "item") == [
+        (first, "application/pdf"),
+        (second, None),
+        (third, "text/html"),
+    ]
+    # RFC 8141 §2.3.2: a q-component reaches every locator, not the media types.
+    with_q = anonymous.get(f"/{urn}?=lang=fi")
+    assert with_q.status_code == 302
+    assert with_q.headers["location"] == f"{first}?lang=fi"
+    assert _targets(with_q, "item")[0] == (f"{first}?lang=fi", "application/pdf")
+    # Link checking finds the first broken: the rest keep their types.
+    mark_links(server_database, "broken", first)
+    rerouted = anonymous.get(f"/{urn}")
+    assert rerouted.headers["location"] == second
+    assert _targets(rerouted, "item") == [(second, None), (third, "text/html")]
+    # The record written anew: the row follows.
+    changed = [{"url": third, "priority": 1}, {"url": second, "media_type": "image/png"}]
+    assert api.put(f"/api/v1/urns/{urn}", json={"locations": changed}).status_code == 200
+    assert _targets(anonymous.get(f"/{urn}"), "item") == [(third, None), (second, "image/png")]
+
+
+def test_no_media_type_reaches_a_location_header_or_a_uri_list(
+    anonymous: httpx.Client, urn: str, unique: str
+) -> None:
+    # RFC 2483 §4.1 I2L: a URL; §4.2 I2Ls and §4.4 I2Rs: a text/uri-list (RFC 2483 §5), a URI
+    # a line; the media types stay in the Link header's type attributes.
+    for path in (f"/{urn}", f"/uri-res/I2L?{urn}", f"/{urn}?s=I2L", f"/{urn}?+s=I2L"):
+        found = anonymous.get(path)
+        assert found.status_code in (302, 303), path
+        assert found.headers["location"] == urls(unique)[0], path
+        assert "\t" not in found.headers["link"]
+    for path in (f"/uri-res/I2Ls?{urn}", f"/{urn}?s=I2Ls", f"/uri-res/I2Rs?{urn}"):
+        listed = anonymous.get(path)
+        assert listed.status_code == 200, listed.text
+        assert listed.headers["content-type"].startswith("text/uri-list")
+        assert "\t" not in listed.text
+        uris = [line for line in listed.text.splitlines() if not line.startswith("#")]
+        assert uris == urls(unique), path
 
 
 def test_the_landing_page_signposts_everything(
@@ -191,8 +263,7 @@ def test_the_landing_page_signposts_everything(
     assert _targets(page, "describedby") == _described_by(base, urn)
     xml = [p for uri, p in _links(page) if p["rel"] == "describedby" and "profile" in p]
     assert [p["profile"] for p in xml] == [OAI_DC]
-    typed = [(loc["url"], loc.get("media_type")) for loc in locations(unique)]
-    assert _targets(page, "item") == typed
+    assert _targets(page, "item") == _typed(unique)
     assert rel(page, "author") == ["https://orcid.org/0000-0002-1825-0097"]  # URIs only
     assert rel(page, "license") == ["https://creativecommons.org/licenses/by/4.0/"]
     assert rel(page, "alternate") == urls(unique)

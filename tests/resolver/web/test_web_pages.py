@@ -247,10 +247,48 @@ def test_statistics_count_resolutions_of_registered_urns_per_prefix_per_day(
     # CLDR's medium English date (the day's <time datetime> is ISO 8601): Nov 25, 2026.
     assert [f"{today:%b} {today.day}, {today.year}", prefix, "7"] in tables(page.text).rows
     assert f'<time datetime="{today.isoformat()}">' in page.text
-    assert tables(page.text).captions == ["Resolutions per prefix per day, the newest day first"]
+    assert tables(page.text).captions == [
+        "Resolutions per prefix per day, the newest day first",
+        "Records by status at the end of each day, the newest day first",
+    ]
+    # The chart draws the prefix (a line and its name in the legend) before the tables.
+    chart = page.text[page.text.index("<svg") : page.text.index("</svg>")]
+    assert 'role="img" aria-labelledby="resolutions-chart-title resolutions-chart-desc"' in chart
+    assert f'dominant-baseline="middle">{prefix}</text>' in chart
     answer = api.get("/api/v1/statistics", params={"days": 7}).json()
     assert answer["since"] == (datetime.now(UTC).date() - timedelta(days=6)).isoformat()
     assert api.get("/api/v1/statistics", params={"days": 0}).status_code == 422
+
+
+def statuses_today(client: httpx.Client) -> dict[str, int]:
+    """Today's records by status in /api/v1/statistics/statuses."""
+    answer = client.get("/api/v1/statistics/statuses", params={"days": 2}).json()
+    today = datetime.now(UTC).date().isoformat()
+    assert answer["since"] == (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
+    assert [c["day"] for c in answer["counts"]] == [today] * 3 + [answer["since"]] * 3
+    return {c["status"]: c["records"] for c in answer["counts"] if c["day"] == today}
+
+
+def test_records_by_status_today_follow_registration_and_deactivation(
+    api: httpx.Client,
+) -> None:
+    before = statuses_today(api)
+    urn = f"urn:nbn:fi:test-st{secrets.token_hex(4)}"
+    register(api, urn, "counted by status", "https://example.org/st")
+    registered = statuses_today(api)
+    assert registered == {**before, "active": before["active"] + 1}
+    api.post(f"/api/v1/urns/{urn}/deactivate", json={}).raise_for_status()
+    deactivated = statuses_today(api)
+    assert deactivated == {**before, "deactivated": before["deactivated"] + 1}
+    # The page's table (in German: 1.234) and its chart say the same.
+    page = api.get("/statistics", params={"days": 2, "lang": "de"})
+    header, today, _ = [row for row in tables(page.text).rows if len(row) == 4]
+    assert header == ["Tag (UTC)", "reserviert", "aktiv", "deaktiviert"]
+    assert [int(n.replace(".", "")) for n in today[1:]] == [
+        deactivated[s] for s in ("reserved", "active", "deactivated")
+    ]
+    assert 'aria-labelledby="statuses-chart-title statuses-chart-desc"' in page.text
+    assert api.get("/api/v1/statistics/statuses", params={"days": 367}).status_code == 422
 
 
 def test_servers_sharing_a_database_add_up_and_flush_when_stopped(

@@ -1,4 +1,5 @@
-"""``urnkit admin``: organisations, delegated prefixes (RFC 8458 §4.3) and API tokens, grants
+"""``urnkit admin``: organisations, delegated prefixes (RFC 8458 §4.3), API tokens and staff
+accounts, grants
 of an organisation's own locations on a URN; the forwarding table
 (:mod:`urnkit.resolver.cli.forwarding`) and the organisations' networks
 (:mod:`urnkit.resolver.cli.networks`)."""
@@ -30,6 +31,25 @@ _DELEGATE = Help(
 _CREATE_TOKEN = Help(
     "Create an API token for an organisation; the token is the last line of stdout.",
     "The token is stored only hashed: it cannot be shown again.",
+    REFUSED,
+)
+
+_CREATE_USER = Help(
+    "Create a staff account of an organisation for the pages under /staff/.",
+    "USERNAME may be an e-mail address. The one-time password is the last line of stdout; "
+    "it must be changed at the first sign-in.",
+    REFUSED,
+)
+
+_DISABLE_USER = Help(
+    "Disable a staff account: every session of it stops at once, on every server.",
+    "USERNAME in any case. The account stays listed; enable-user lets it sign in again.",
+    REFUSED,
+)
+
+_ENABLE_USER = Help(
+    "Enable a disabled staff account: it may sign in again with its password.",
+    "USERNAME in any case. Sessions that ended when it was disabled stay ended.",
     REFUSED,
 )
 
@@ -116,6 +136,38 @@ def _create_token(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _create_user(args: argparse.Namespace) -> int:
+    from urnkit.resolver.services.accounts import ADMIN
+
+    services = services_for(args, upgrade=True)
+    account, password = services.accounts.create(ADMIN, args.organisation, args.username, args.role)
+    print(
+        f"{account.role} account {account.name} of {account.organisation} (id {account.id}); "
+        "its one-time password, shown only this once, to be changed at the first sign-in:"
+    )
+    print(password)
+    return EXIT_OK
+
+
+def _set_disabled(args: argparse.Namespace, disabled: bool) -> int:
+    from urnkit.resolver.services.accounts import ADMIN
+
+    accounts = services_for(args).accounts
+    account = accounts.named(ADMIN, args.username)
+    accounts.set_disabled(ADMIN, account.id, disabled=disabled)
+    state = "disabled: its sessions have ended" if disabled else "enabled"
+    print(f"account {account.name} of {account.organisation} (id {account.id}) {state}")
+    return EXIT_OK
+
+
+def _disable_user(args: argparse.Namespace) -> int:
+    return _set_disabled(args, disabled=True)
+
+
+def _enable_user(args: argparse.Namespace) -> int:
+    return _set_disabled(args, disabled=False)
+
+
 def _revoke_token(args: argparse.Namespace) -> int:
     services_for(args).admin.revoke_token(args.token_id)
     print(f"token {args.token_id} revoked")
@@ -136,8 +188,8 @@ def _token_id(text: str) -> int:
 
 def add_commands(commands: Commands) -> None:
     """Add ``admin`` and its commands: ``create-org``, ``delegate``, ``create-token``,
-    ``revoke-token``, ``grant``, ``revoke-grant``, ``grants`` and the ``forwarding`` and
-    ``network`` groups."""
+    ``create-user``, ``disable-user``, ``enable-user``, ``revoke-token``, ``grant``,
+    ``revoke-grant``, ``grants`` and the ``forwarding`` and ``network`` groups."""
     admin = group(commands, "admin", "Organisations, delegated prefixes and API tokens.")
     create_org = add(admin, "create-org", _create_org, _CREATE_ORG)
     create_org.add_argument("name", metavar="NAME")
@@ -154,6 +206,14 @@ def add_commands(commands: Commands) -> None:
     create_token.add_argument("organisation", metavar="ORG")
     create_token.add_argument("--role", choices=("registrant", "admin"), default="registrant")
     create_token.add_argument("--label", default="", help="a note on what the token is for")
+    create_user = add(admin, "create-user", _create_user, _CREATE_USER)
+    create_user.add_argument("organisation", metavar="ORG")
+    create_user.add_argument("username", metavar="USERNAME")
+    create_user.add_argument("--role", choices=("registrant", "admin"), default="registrant")
+    disable_user = add(admin, "disable-user", _disable_user, _DISABLE_USER)
+    enable_user = add(admin, "enable-user", _enable_user, _ENABLE_USER)
+    for parser in (disable_user, enable_user):
+        parser.add_argument("username", metavar="USERNAME")
     revoke_token = add(admin, "revoke-token", _revoke_token, _REVOKE_TOKEN)
     revoke_token.add_argument("token_id", metavar="ID", type=_token_id)
     grant = add(admin, "grant", _grant, _GRANT)
@@ -163,6 +223,9 @@ def add_commands(commands: Commands) -> None:
         parser.add_argument("organisation", metavar="ORG")
     grants = add(admin, "grants", _grants, _GRANTS)
     grants.add_argument("urn", metavar="URN")
-    database_flag(create_org, delegate, create_token, revoke_token, grant, revoke_grant, grants)
+    database_flag(
+        *(create_org, delegate, create_token, create_user, disable_user, enable_user),
+        *(revoke_token, grant, revoke_grant, grants),
+    )
     forwarding.add_commands(admin)
     networks.add_commands(admin)

@@ -42,7 +42,9 @@ _CHECK = Help(
 
 def _check(args: argparse.Namespace) -> int:
     found = 0
-    for reason in services_for(args).records.unresolvable():
+    from urnkit.resolver.services.records import unresolvable
+
+    for reason in unresolvable(services_for(args).records):
         print(reason)
         found += 1
     return EXIT_INVALID if found else EXIT_OK

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from array import array
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from time import monotonic
-from typing import IO, Any, BinaryIO
+from typing import IO, Any
 
 from urnkit.commandline import (
     EXIT_OK,
@@ -22,9 +21,11 @@ from urnkit.commandline import (
     fail,
 )
 from urnkit.resolver.cli.common import REFUSED, add, database_flag, output, services_for
+from urnkit.resolver.services.rows import csv_rows, format_of, ndjson_rows
 
+# services.transfer.EXPORT_FORMATS, which export_lines writes; named here too, so that the
+# command line parses its arguments without importing the services.
 EXPORT_FORMATS = ("ndjson", "csv")
-CSV_COLUMNS = ("urn", "status", "locations", "metadata", "successors", "note", "created", "updated")
 
 
 _IMPORT = Help(
@@ -42,103 +43,6 @@ _EXPORT = Help(
     "Writes what 'urnkit import' reads back.",
     REFUSED,
 )
-
-
-def _format_of(name: str, chosen: str | None) -> str:
-    if chosen:
-        return chosen
-    lowered = name.lower()
-    if lowered.endswith(".csv"):
-        return "csv"
-    if lowered.endswith((".ndjson", ".jsonl")):
-        return "ndjson"
-    raise ValueError(f"cannot tell the format of {name!r} from its name: give --format")
-
-
-Reject = Callable[[int, Any, str], None]
-"""Told of a row that cannot be imported: its line, the row (or the line's text), the reason."""
-
-
-def _json_cell(text: str, where: str, empty: Any) -> Any:
-    """``text`` read as JSON (``empty`` if blank); :class:`ValueError` naming ``where`` and the
-    column of the error in ``text``."""
-    if not text.strip():
-        return empty
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{where} is not JSON: {error.msg} at character {error.pos + 1}") from None
-
-
-def _decoded(raw: bytes, line: int) -> str:
-    """The line ``raw`` as UTF-8 text; :class:`ValueError` naming the line and byte if it is not.
-
-    >>> _decoded(b"caf\\xc3\\xa9", 1)
-    'café'
-    >>> _decoded(b"ok \\xff", 7)
-    Traceback (most recent call last):
-    ...
-    ValueError: line 7: not UTF-8 at byte 4 (invalid start byte)
-    """
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(
-            f"line {line}: not UTF-8 at byte {error.start + 1} ({error.reason})"
-        ) from None
-
-
-def csv_rows(stream: BinaryIO, reject: Reject) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Rows of a CSV file with their line numbers: ``urn``, then optional ``status``,
-    ``locations`` (a JSON array) or ``url`` (one location), ``metadata`` (a JSON object),
-    ``successors`` (space-separated), ``note``. A row whose cell is not JSON goes to ``reject``;
-    a line that is not UTF-8 stops the file (:class:`ValueError`)."""
-    reader = csv.DictReader(_decoded(raw, line) for line, raw in enumerate(stream, 1))
-    if reader.fieldnames is None or "urn" not in reader.fieldnames:
-        raise ValueError("line 1: a CSV import needs a header row with a 'urn' column")
-    for row in reader:
-        line = reader.line_num
-        try:
-            cell = "locations"
-            locations = _json_cell(row.get(cell) or "", f"line {line}, column {cell!r}", [])
-            if row.get("url"):
-                locations = (
-                    [*locations, {"url": row["url"]}] if isinstance(locations, list) else locations
-                )
-            cell = "metadata"
-            metadata = _json_cell(row.get(cell) or "", f"line {line}, column {cell!r}", {})
-        except ValueError as error:
-            reject(line, row, str(error))
-            continue
-        yield (
-            line,
-            {
-                "urn": row["urn"],
-                "status": row.get("status") or None,
-                "locations": locations,
-                "metadata": metadata,
-                "successors": (row.get("successors") or "").split(),
-                "note": row.get("note") or None,
-            },
-        )
-
-
-def ndjson_rows(stream: BinaryIO, reject: Reject) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Rows of an NDJSON file with their line numbers: one JSON object a line, as ``urnkit
-    export`` writes them; a line that is not UTF-8, not JSON or not an object goes to
-    ``reject``."""
-    for line, raw in enumerate(stream, 1):
-        try:
-            text = _decoded(raw, line)
-            if not text.strip():
-                continue
-            row = _json_cell(text, f"line {line}", None)
-            if not isinstance(row, dict):
-                raise ValueError(f"line {line} is not a JSON object")
-        except ValueError as error:
-            reject(line, raw.decode("utf-8", "backslashreplace").rstrip("\r\n"), str(error))
-            continue
-        yield line, row
 
 
 class TooManyRejectsError(Exception):
@@ -198,7 +102,7 @@ class RowProgress:
 
 def _import(args: argparse.Namespace) -> int:
     services = services_for(args)
-    kind = _format_of(args.file, args.format)
+    kind = format_of(args.file, args.format)
     with open(args.file, "rb") as raw, _rejects_file(args.rejects) as out:
         rejects = Rejects(args.max_errors, out)
         read = csv_rows if kind == "csv" else ndjson_rows
@@ -231,36 +135,13 @@ def _rejects_file(name: str | None) -> AbstractContextManager[IO[str] | None]:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from urnkit.resolver.services.shapes import record_json
+    from urnkit.resolver.services.transfer import export_lines
 
     services = services_for(args)
-    kind = args.format or (_format_of(args.output, None) if args.output != "-" else "ndjson")
+    kind = args.format or (format_of(args.output, None) if args.output != "-" else "ndjson")
     with output(args.output) as out:
-        writer = csv.writer(out) if kind == "csv" else None
-        if writer is not None:
-            writer.writerow(CSV_COLUMNS)
-        for record in services.transfer.export_records(args.prefix):
-            row = record_json(record)
-            if writer is None:
-                out.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
-            else:
-                writer.writerow(_csv_cells(row))
+        out.writelines(export_lines(services.transfer.export_records(args.prefix), kind))
     return EXIT_OK
-
-
-def _csv_cells(row: Mapping[str, Any]) -> list[str]:
-    """A record's CSV cells: JSON for locations and metadata, successors space-separated."""
-    compact = {"ensure_ascii": False, "separators": (",", ":")}
-    return [
-        row["urn"],
-        row["status"],
-        json.dumps(row["locations"], **compact),  # type: ignore[arg-type]
-        json.dumps(row["metadata"], **compact),  # type: ignore[arg-type]
-        " ".join(row["successors"]),
-        row["note"] or "",
-        row["created"],
-        row["updated"],
-    ]
 
 
 def add_commands(commands: Commands) -> None:

@@ -5,8 +5,10 @@
 * :mod:`~urnkit.resolver.domain.names`: URN:NBN names, delegated prefixes, what may be
   registered, and new names.
 * :mod:`~urnkit.resolver.domain.principals`: who calls, with which role.
+* :mod:`~urnkit.resolver.domain.accounts`: staff accounts, their names and passwords.
 * :mod:`~urnkit.resolver.domain.networks`: organisations' networks, who may read a location
   restricted to one.
+* :mod:`~urnkit.resolver.domain.changes`: what each change in a record's history changed.
 * :mod:`~urnkit.resolver.domain.links`: when a location's link is broken.
 * :mod:`~urnkit.resolver.domain.harvest`: the OAI-PMH repositories harvested.
 * :mod:`~urnkit.resolver.domain.acceptance`: what the service accepts (values both
@@ -37,6 +39,15 @@ from urnkit.resolver.domain.acceptance import (
     printable,
     violations,
 )
+from urnkit.resolver.domain.accounts import (
+    Account,
+    SignInLimits,
+    TooManyAttemptsError,
+    check_password,
+    check_user_name,
+    name_key,
+)
+from urnkit.resolver.domain.changes import Change, Difference, changes, differences
 from urnkit.resolver.domain.errors import (
     ConflictError,
     ForbiddenError,
@@ -47,8 +58,9 @@ from urnkit.resolver.domain.errors import (
     UnacceptableError,
     UnacceptableInputError,
     UnauthenticatedError,
+    concerning,
 )
-from urnkit.resolver.domain.harvest import HarvestSource
+from urnkit.resolver.domain.harvest import HarvestRun, HarvestSource
 from urnkit.resolver.domain.identifiers import (
     carries_identifiers,
     check_identifiers,
@@ -100,14 +112,17 @@ from urnkit.resolver.domain.networks import (
     shown_document,
     withheld,
 )
-from urnkit.resolver.domain.principals import ROLES, Principal, Role
+from urnkit.resolver.domain.principals import ROLES, Principal, Role, Token
 from urnkit.resolver.domain.records import (
     STATUSES,
     HistoryEntry,
     Location,
     Record,
     Status,
+    media_type_of,
     merge_patch,
+    read_targets,
+    target_line,
     with_q_component,
 )
 
@@ -122,6 +137,7 @@ for _error in (
     NotFoundError,
     ConflictError,
     NotAcceptableError,
+    TooManyAttemptsError,
 ):
     _error.__module__ = __name__
 
@@ -141,10 +157,14 @@ __all__ = [
     "RANDOM_LENGTH",
     "ROLES",
     "STATUSES",
+    "Account",
     "BrokenLink",
+    "Change",
     "ConflictError",
+    "Difference",
     "ForbiddenError",
     "Generator",
+    "HarvestRun",
     "HarvestSource",
     "HistoryEntry",
     "InvalidURNError",
@@ -160,7 +180,10 @@ __all__ = [
     "Record",
     "ResolverError",
     "Role",
+    "SignInLimits",
     "Status",
+    "Token",
+    "TooManyAttemptsError",
     "UnacceptableError",
     "UnacceptableInputError",
     "UnauthenticatedError",
@@ -169,15 +192,20 @@ __all__ = [
     "acceptable",
     "assigned_name",
     "carries_identifiers",
+    "changes",
     "check_identifiers",
     "check_json",
     "check_network_name",
+    "check_password",
     "check_record",
     "check_registrable",
     "check_resolvable",
     "check_urn_length",
+    "check_user_name",
     "client_address",
+    "concerning",
     "covers",
+    "differences",
     "dot_segments",
     "identifier_key",
     "identifier_keys",
@@ -186,7 +214,9 @@ __all__ = [
     "json_pointer",
     "link_verdict",
     "local_id",
+    "media_type_of",
     "merge_patch",
+    "name_key",
     "next_link_state",
     "normalize_prefix",
     "parse_ranges",
@@ -194,9 +224,11 @@ __all__ = [
     "prefix_of",
     "printable",
     "random_nbn_string",
+    "read_targets",
     "sequential_nbn_string",
     "shown",
     "shown_document",
+    "target_line",
     "violations",
     "with_q_component",
     "withheld",

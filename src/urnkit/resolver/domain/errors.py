@@ -3,6 +3,8 @@ and title), which the web layer and the command line read."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from urnkit.syntax import URNSyntaxError
@@ -98,3 +100,22 @@ class NotAcceptableError(ResolverError):
 
     status = 406
     title = "Not acceptable"
+
+
+@contextmanager
+def concerning(field: str) -> Iterator[None]:
+    """Refusals raised inside name the form field ``field`` (unless they name one already),
+    for the staff pages to show them beside it.
+
+    >>> try:
+    ...     with concerning("prefix"):
+    ...         raise UnacceptableError("not a prefix")
+    ... except UnacceptableError as error:
+    ...     error.extensions
+    {'field': 'prefix'}
+    """
+    try:
+        yield
+    except ResolverError as error:
+        error.extensions.setdefault("field", field)
+        raise

@@ -25,3 +25,17 @@ class HarvestSource:
     next_from: str | None = None
     harvested: datetime | None = None
     created: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HarvestRun:
+    """One harvest of a source, kept for the staff pages: when it started and ended, whether
+    it was ``ok`` or ``failed``, its summary (or the failure), and each refusal (what was not
+    written, and why)."""
+
+    source_id: int
+    started: datetime
+    finished: datetime
+    outcome: str
+    summary: str
+    refused: tuple[str, ...] = ()

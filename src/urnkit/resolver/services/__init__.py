@@ -30,6 +30,7 @@ The modules beside the areas: :mod:`~urnkit.resolver.services.rfc2483` (RFC 2483
 from __future__ import annotations
 
 from urnkit.resolver.services.access import AccessService
+from urnkit.resolver.services.accounts import AccountService
 from urnkit.resolver.services.admin import AdminService
 from urnkit.resolver.services.discovery import Discovery
 from urnkit.resolver.services.forwarding import ForwardingService
@@ -42,6 +43,7 @@ from urnkit.resolver.services.overview import OverviewService
 from urnkit.resolver.services.records import RecordService
 from urnkit.resolver.services.resolution import ResolutionService
 from urnkit.resolver.services.transfer import TransferService
+from urnkit.resolver.services.uploads import UploadService
 from urnkit.resolver.statistics import ResolutionTally
 from urnkit.resolver.store import Store
 
@@ -71,7 +73,9 @@ class Services:
             store, self.records, self.forwarding, tally, self.networks
         )
         self.admin = AdminService(store)
+        self.accounts = AccountService(store)
         self.transfer = TransferService(store, self.records)
+        self.uploads = UploadService(store, self.records)
         self.overview = OverviewService(store, self.records, tally)
         self.links = LinkService(store)
         self.harvest = Harvester(store, self.access)

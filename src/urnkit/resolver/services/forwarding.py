@@ -9,7 +9,13 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import Any
 
-from urnkit.resolver.domain import NotFoundError, UnacceptableError, covers, prefix_of
+from urnkit.resolver.domain import (
+    NotFoundError,
+    UnacceptableError,
+    concerning,
+    covers,
+    prefix_of,
+)
 from urnkit.resolver.domain.forwarding import (
     Forwarding,
     Health,
@@ -67,11 +73,14 @@ class ForwardingService:
     def set_forwarding(
         self, country: str, url_template: str, note: str | None = None
     ) -> tuple[Forwarding, bool]:
-        """Create or replace a country's resolver; the row and True when it was created."""
-        country = normalize_country(country)
-        url_template = check_template(url_template)
+        """Create or replace a country's resolver; the row and True when it was created. A
+        refusal names the field it concerns: ``country``, ``url_template`` or ``note``."""
+        with concerning("country"):
+            country = normalize_country(country)
+        with concerning("url_template"):
+            url_template = check_template(url_template)
         if note is not None and (len(note) > 1000 or not note.isprintable()):
-            raise UnacceptableError("a note is at most 1,000 printable characters")
+            raise UnacceptableError("a note is at most 1,000 printable characters", field="note")
         with self.store.transaction() as tx:
             created = tx.forwarding.put(country, url_template, note or None)
             [entry] = tx.forwarding.entries(country)

@@ -31,7 +31,12 @@ from urnkit.resolver.domain import (
     prefix_of,
 )
 from urnkit.resolver.services.access import AccessService
-from urnkit.resolver.services.locations import with_own_locations
+from urnkit.resolver.services.admin import organisation_id
+from urnkit.resolver.services.locations import (
+    LocationEdit,
+    held_as_stored,
+    with_own_locations,
+)
 from urnkit.resolver.services.records import actor_of, check_restrictions
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
@@ -70,7 +75,7 @@ class GrantService:
         the principal's organisation and token."""
         with self.store.transaction() as tx:
             record_id, current = self._owned(tx, principal, text)
-            organisation_id = _organisation_id(tx, organisation)
+            holder_id = organisation_id(tx, organisation)
             if organisation == current.owner:
                 raise UnacceptableError(
                     f"{organisation!r} owns {current.urn}: an owner holds its locations "
@@ -83,7 +88,7 @@ class GrantService:
             )
             actor = actor or actor_of(principal)
             tx.records.update(record_id, record, record_json(current), "granted", actor)
-            tx.grants.grant(record_id, organisation_id, record.updated, actor)
+            tx.grants.grant(record_id, holder_id, record.updated, actor)
             return record, True
 
     def revoke(
@@ -94,14 +99,14 @@ class GrantService:
         :meth:`grant`)."""
         with self.store.transaction() as tx:
             record_id, current = self._owned(tx, principal, text)
-            organisation_id = _organisation_id(tx, organisation)
+            holder_id = organisation_id(tx, organisation)
             if organisation not in current.grants:
                 raise NotFoundError(f"{organisation!r} holds no grant on {current.urn}")
             grants = tuple(name for name in current.grants if name != organisation)
             record = replace(current, grants=grants, updated=now())
             actor = actor or actor_of(principal)
             tx.records.update(record_id, record, record_json(current), "revoked", actor)
-            tx.grants.revoke(record_id, organisation_id)
+            tx.grants.revoke(record_id, holder_id)
             return record
 
     def put_own(self, principal: Principal, text: str, found: Sequence[Location]) -> Record:
@@ -133,6 +138,43 @@ class GrantService:
             tx.records.update(record_id, record, record_json(current), "own locations", actor)
             return record
 
+    def edit_locations(self, principal: Principal, text: str, edit: LocationEdit) -> Record:
+        """Make one change (:class:`LocationEdit`) to a record's locations, as the staff pages
+        do: the owner (or an admin) changes the whole list, as ``PATCH`` does (history:
+        ``patched``); an organisation holding a grant adds and removes only its own, and does
+        not move any, since only the owner orders priorities (history: ``own locations``, as
+        ``PUT …/locations``). Anyone else is refused as those are."""
+        urn = parse_urn(text)
+        key = urn.equivalence_key()
+        with self.store.transaction() as tx:
+            record_id = tx.records.id(key, for_update=True)
+            current = tx.records.get(key)
+            if record_id is None or current is None:
+                raise NotFoundError(f"no URN equivalent to {text} is registered here")
+            grantee = principal.organisation in current.grants
+            try:
+                self.access.authorize_owner(tx, principal, prefix_of(urn), record_id, str(urn))
+                grantee = False
+            except ForbiddenError:
+                if not grantee or edit.kind in ("up", "down"):
+                    raise
+            _writable(current)
+            if grantee:
+                own = [x for x in current.locations if x.organisation == principal.organisation]
+                held = with_own_locations(
+                    current.locations, principal.organisation, edit.applied(own)
+                )
+                check_restrictions(tx, principal.organisation, held)
+            else:
+                held = held_as_stored(
+                    current.locations, edit.applied(current.locations), current.owner
+                )
+                check_restrictions(tx, current.owner, held)
+            record = replace(current, locations=held, updated=now())
+            action = "own locations" if grantee else "patched"
+            tx.records.update(record_id, record, record_json(current), action, actor_of(principal))
+            return record
+
     def _owned(self, tx: Transaction, principal: Principal, text: str) -> tuple[int, Record]:
         """The row id and record of a URN whose grants the principal may change."""
         urn = parse_urn(text)
@@ -144,13 +186,6 @@ class GrantService:
             raise NotFoundError(f"no URN equivalent to {text} is registered here")
         _writable(current)
         return record_id, current
-
-
-def _organisation_id(tx: Transaction, organisation: str) -> int:
-    organisation_id = tx.organisations.id(organisation)
-    if organisation_id is None:
-        raise NotFoundError(f"no organisation is called {organisation!r}")
-    return organisation_id
 
 
 def _writable(record: Record) -> None:

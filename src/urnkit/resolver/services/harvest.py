@@ -39,6 +39,7 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from urllib.parse import unquote, urlsplit
 from xml.etree import ElementTree as ET
 
@@ -47,6 +48,7 @@ import httpx
 from urnkit.resolver.domain import (
     ConflictError,
     ForbiddenError,
+    HarvestRun,
     HarvestSource,
     InvalidURNError,
     Location,
@@ -71,6 +73,7 @@ from urnkit.resolver.domain.dublin_core import (
 from urnkit.resolver.domain.epicur import EpicurError, Status, apply_status, parse_epicur
 from urnkit.resolver.domain.identifiers import IDENTIFIERS
 from urnkit.resolver.services.access import AccessService
+from urnkit.resolver.services.admin import organisation_id
 from urnkit.resolver.services.locations import check_locations, with_own_locations
 from urnkit.resolver.services.oai_repository import OAIError, parse_datestamp
 from urnkit.resolver.services.shapes import record_json
@@ -215,9 +218,12 @@ class _Feed:
     """Requests to one repository: each answer parsed, every failure a :class:`HarvestError`
     naming the source and the URL asked."""
 
-    def __init__(self, source: HarvestSource, client: httpx.Client) -> None:
+    def __init__(
+        self, source: HarvestSource, client: httpx.Client, deadline: float | None = None
+    ) -> None:
         self.source = source
         self.client = client
+        self.deadline = deadline  # time.monotonic()'s, after which no request is made
         self.requests = 0
 
     def fail(self, what: str, url: str) -> HarvestError:
@@ -225,13 +231,23 @@ class _Feed:
             f"harvesting {self.source.name!r}: {what} ({url})", source=self.source.name, url=url
         )
 
+    def timeout(self, url: str) -> float:
+        """The seconds the next request may take: :data:`TIMEOUT`, or less before the
+        deadline; past it, the harvest fails."""
+        if self.deadline is None:
+            return TIMEOUT
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise self.fail("the harvest ran out of time; it goes on at its next run", url)
+        return min(TIMEOUT, left)
+
     def ask(self, **arguments: str) -> tuple[ET.Element, list[tuple[str, str]], str]:
         """The response's root element, its OAI-PMH errors (code, message) and the URL."""
         url = str(httpx.URL(self.source.base_url, params=arguments))
         for attempt in range(1 + RETRIES):
             self.requests += 1
             try:
-                response = self.client.get(url)
+                response = self.client.get(url, timeout=self.timeout(url))
             except httpx.HTTPError as error:
                 raise self.fail(f"the request failed: {error}", url) from None
             # OAI-PMH 2.0 §3.1.2.2 (flow control): 503 with Retry-After asks us to come back.
@@ -239,7 +255,7 @@ class _Feed:
             if response.status_code != 503 or not wait.isdigit() or int(wait) > MAX_WAIT:
                 break
             if attempt < RETRIES:
-                time.sleep(int(wait))
+                time.sleep(int(wait))  # a deadline passed meanwhile fails the next request
         if response.status_code != 200:
             raise self.fail(f"HTTP {response.status_code} {response.reason_phrase}", url)
         try:
@@ -309,42 +325,54 @@ class Harvester:
         set_spec: str | None = None,
         metadata_prefix: str = "oai_dc",
     ) -> HarvestSource:
-        """Add a source, each part checked: an unknown organisation, a base URL that is not an
-        absolute http(s) URL without query, a pattern that is not a regular expression, a
-        setSpec outside OAI-PMH's syntax or a format not harvested is refused with the reason."""
+        """Add a source, each part checked (:func:`check_source`); :class:`ConflictError` when
+        the name is taken."""
         name = name.strip()
         if not name or len(name) > 200 or not name.isprintable():
-            raise UnacceptableError("a source's name is 1 to 200 printable characters")
-        parts = urlsplit(base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
             raise UnacceptableError(
-                f"the base URL {base_url!r} is not an absolute http(s) URL without a query "
-                "(OAI-PMH 2.0 §3.1.1: the arguments are added to it)"
+                "a source's name is 1 to 200 printable characters", field="name"
             )
-        try:
-            re.compile(url_pattern)
-        except re.error as error:
-            raise UnacceptableError(
-                f"the URL pattern {url_pattern!r} is not a regular expression: {error.msg} "
-                f"at position {error.pos}",
-                position=error.pos,
-            ) from None
-        if set_spec is not None and (len(set_spec) > 200 or not SET_SPEC.fullmatch(set_spec)):
-            raise UnacceptableError(f"{set_spec!r} is not a setSpec (OAI-PMH 2.0 §4.6)")
-        if metadata_prefix not in PARSERS:
-            raise UnacceptableError(
-                f"{metadata_prefix!r} is not a format harvested here ({', '.join(PARSERS)})"
-            )
+        check_source(base_url, url_pattern, set_spec, metadata_prefix)
         with self.store.transaction() as tx:
-            organisation_id = tx.organisations.id(organisation)
-            if organisation_id is None:
-                raise NotFoundError(f"no organisation is called {organisation!r}")
+            holder_id = organisation_id(tx, organisation)
             created = tx.oai.create_source(
-                name, base_url, organisation_id, url_pattern, set_spec, metadata_prefix
+                name, base_url, holder_id, url_pattern, set_spec, metadata_prefix
             )
             if not created:
-                raise ConflictError(f"a harvest source called {name!r} exists")
+                raise ConflictError(f"a harvest source called {name!r} exists", field="name")
             return tx.oai.sources([name])[0]
+
+    def change_source(
+        self,
+        source_id: int,
+        organisation: str,
+        base_url: str,
+        url_pattern: str,
+        set_spec: str | None = None,
+        metadata_prefix: str = "oai_dc",
+    ) -> HarvestSource:
+        """Change a source, checked as :meth:`add_source` checks a new one; its next harvest
+        is full when the feed it reads (base URL, set, format) changed."""
+        check_source(base_url, url_pattern, set_spec, metadata_prefix)
+        with self.store.transaction() as tx:
+            holder_id = organisation_id(tx, organisation)
+            if not tx.oai.update_source(
+                source_id, base_url, holder_id, url_pattern, set_spec, metadata_prefix
+            ):
+                raise NotFoundError(f"no harvest source has the id {source_id}")
+        return self.source(source_id)
+
+    def source(self, source_id: int) -> HarvestSource:
+        """The source of id ``source_id``; :class:`NotFoundError` if there is none."""
+        found = [source for source in self.sources() if source.id == source_id]
+        if not found:
+            raise NotFoundError(f"no harvest source has the id {source_id}")
+        return found[0]
+
+    def last_runs(self) -> dict[int, HarvestRun]:
+        """The last harvest of each source harvested (its refusals), by the source's id."""
+        with self.store.snapshot() as tx:
+            return tx.oai.last_runs()
 
     def sources(self, names: Sequence[str] = ()) -> list[HarvestSource]:
         """The sources called ``names`` (all when none are named); :class:`NotFoundError` names
@@ -356,16 +384,40 @@ class Harvester:
             raise NotFoundError(f"no harvest source is called {', '.join(sorted(unknown))}")
         return found
 
-    def harvest(self, source: HarvestSource, full: bool = False) -> HarvestReport:
-        """Harvest one source, fully or from where its last harvest ended."""
+    def harvest(
+        self, source: HarvestSource, full: bool = False, seconds: float | None = None
+    ) -> HarvestReport:
+        """Harvest one source, fully or from where its last harvest ended; within ``seconds``
+        if given (a harvest still running then fails, what it wrote staying written). The run
+        is kept, failed or not, with its refusals (:meth:`last_runs`)."""
         headers = {"User-Agent": "urnkit-harvester"}
-        with httpx.Client(timeout=TIMEOUT, follow_redirects=True, headers=headers) as client:
-            return self._harvest(_Feed(source, client), full)
+        report = HarvestReport(source.name, full or source.next_from is None)
+        started = now()
+        deadline = None if seconds is None else time.monotonic() + seconds
+        try:
+            with httpx.Client(timeout=TIMEOUT, follow_redirects=True, headers=headers) as client:
+                self._harvest(_Feed(source, client, deadline), report)
+        except HarvestError as error:
+            self._keep(source, started, "failed", error.detail, report)
+            raise
+        self._keep(source, started, "ok", report.summary(), report)
+        return report
 
-    def _harvest(self, feed: _Feed, full: bool) -> HarvestReport:
+    def _keep(
+        self,
+        source: HarvestSource,
+        started: datetime,
+        outcome: str,
+        summary: str,
+        report: HarvestReport,
+    ) -> None:
+        run = HarvestRun(source.id, started, now(), outcome, summary, tuple(report.refused))
+        with self.store.transaction() as tx:
+            tx.oai.record_run(run)
+
+    def _harvest(self, feed: _Feed, report: HarvestReport) -> None:
         source = feed.source
         granularity = feed.granularity()
-        report = HarvestReport(source.name, full or source.next_from is None)
         arguments = {"verb": "ListRecords", "metadataPrefix": source.metadata_prefix}
         if not report.full and source.next_from is not None:
             # A datestamp stored in seconds, asked of a repository now counting days: its day.
@@ -392,7 +444,6 @@ class Harvester:
         assert report.next_from is not None  # pages() yields at least one response
         with self.store.transaction() as tx:
             tx.oai.finish_harvest(source.id, granularity, report.next_from)
-        return report
 
     def _store(
         self,
@@ -559,3 +610,52 @@ def _distinct(
             key = text  # refused, with the reason, when it is written
         found.setdefault(key, (text, locations))
     return list(found.values())
+
+
+def check_source(
+    base_url: str, url_pattern: str, set_spec: str | None, metadata_prefix: str
+) -> None:
+    """Refuse, naming the field, a base URL that is not an absolute http(s) URL without query,
+    a pattern that is not a regular expression, a setSpec outside OAI-PMH's syntax or a format
+    not harvested.
+
+    >>> check_source("https://repo.example/oai", "(", None, "oai_dc")
+    Traceback (most recent call last):
+    ...
+    urnkit.resolver.domain.UnacceptableError: the URL pattern '(' is not a regular expression: ...
+    """
+    parts = urlsplit(base_url)
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.query
+        or not base_url.isprintable()
+    ):
+        raise UnacceptableError(
+            f"the base URL {base_url!r} is not an absolute http(s) URL without a query "
+            "(OAI-PMH 2.0 §3.1.1: the arguments are added to it)",
+            field="base_url",
+        )
+    if not url_pattern.isprintable():
+        raise UnacceptableError(
+            "a URL pattern is printable characters (write a control character as an escape)",
+            field="url_pattern",
+        )
+    try:
+        re.compile(url_pattern)
+    except re.error as error:
+        raise UnacceptableError(
+            f"the URL pattern {url_pattern!r} is not a regular expression: {error.msg} "
+            f"at position {error.pos}",
+            position=error.pos,
+            field="url_pattern",
+        ) from None
+    if set_spec is not None and (len(set_spec) > 200 or not SET_SPEC.fullmatch(set_spec)):
+        raise UnacceptableError(
+            f"{set_spec!r} is not a setSpec (OAI-PMH 2.0 §4.6)", field="set_spec"
+        )
+    if metadata_prefix not in PARSERS:
+        raise UnacceptableError(
+            f"{metadata_prefix!r} is not a format harvested here ({', '.join(PARSERS)})",
+            field="metadata_prefix",
+        )

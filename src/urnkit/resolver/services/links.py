@@ -3,9 +3,11 @@ checking itself is :mod:`urnkit.resolver.services.link_checker`."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 
 from urnkit.resolver.domain import BrokenLink, ForbiddenError, LinkState, NotFoundError, Principal
+from urnkit.resolver.services.link_checker import CheckOptions, Summary, check_url, record_checks
 from urnkit.resolver.store import Store
 
 
@@ -42,3 +44,45 @@ class LinkService:
                 )
             owner = principal.organisation
         return owner, self.broken_links(owner)
+
+    def recheck(
+        self, principal: Principal, url: str, options: CheckOptions | None = None
+    ) -> LinkState:
+        """Check ``url`` now and store what was found as a round of checks does (its state,
+        the check, the resolution targets of the records having it); its new state. Only an
+        organisation holding a location at ``url`` may, or an admin; a refusal names the
+        ``url`` field. Not from inside an event loop: it runs one of its own.
+
+        >>> from urnkit.resolver.services import Services
+        >>> services = Services(Store("sqlite://"))
+        >>> services.store.upgrade()
+        >>> services.links.recheck(Principal("Library", "registrant", 1), "https://example.org/")
+        Traceback (most recent call last):
+        ...
+        urnkit.resolver.domain.NotFoundError: no location is at https://example.org/
+        """
+        self._held(principal, url)
+        check = asyncio.run(check_url(url, options))
+        record_checks(self.store, [check], Summary())
+        with self.store.snapshot() as tx:
+            return tx.links.states([url])[url]
+
+    def state_for(self, principal: Principal, url: str) -> LinkState | None:
+        """What link checking knows of ``url`` (None: not checked yet), for an organisation
+        holding a location at it, or an admin; refused as :meth:`recheck` refuses."""
+        self._held(principal, url)
+        return self.link_states([url]).get(url)
+
+    def _held(self, principal: Principal, url: str) -> None:
+        """Refuse (naming the ``url`` field) unless ``principal`` holds a location at ``url``
+        or is an admin."""
+        with self.store.snapshot() as tx:
+            holders = tx.links.holders(url)
+        if not holders:
+            raise NotFoundError(f"no location is at {url}", field="url")
+        if principal.role != "admin" and principal.organisation not in holders:
+            raise ForbiddenError(
+                f"{principal.organisation!r} holds no location at {url}: only its holders "
+                f"({', '.join(sorted(holders))}) recheck it",
+                field="url",
+            )

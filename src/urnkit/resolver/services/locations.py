@@ -5,18 +5,24 @@ locations on the record (``location_grants``) writes only its own."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Literal
 from urllib.parse import urlsplit
 
 from urnkit.resolver.domain import ForbiddenError, Location, UnacceptableError
 
 LOCATION_SCHEMES = frozenset({"http", "https", "ftp"})
 MAX_LOCATIONS = 100
+MAX_PRIORITY = 1_000_000
+# The longest of a location's texts: the API's schema (web/schemas.py) publishes the same.
+LONGEST = {"url": 4000, "label": 1000, "media_type": 255}
 
 
 def check_locations(found: Sequence[Location]) -> tuple[Location, ...]:
     """Locations fit to store, best first: absolute http(s) or ftp URLs without spaces,
-    priorities >= 0 (the lowest number is the best), at most ``MAX_LOCATIONS``.
+    priorities 0 to :data:`MAX_PRIORITY` (the lowest number is the best), texts no longer than
+    :data:`LONGEST` says, at most ``MAX_LOCATIONS``. A refusal names the location's member
+    it concerns (``field``).
 
     >>> check_locations([Location("ftp:/x")])
     Traceback (most recent call last):
@@ -34,13 +40,22 @@ def check_locations(found: Sequence[Location]) -> tuple[Location, ...]:
             )
         except ValueError:
             fit = False
+        for member, longest in LONGEST.items():
+            if len(getattr(location, member) or "") > longest:
+                raise UnacceptableError(
+                    f"location {number}: the {member} is longer than {longest} characters",
+                    field=member,
+                )
         if not fit:
             raise UnacceptableError(
                 f"location {number}: {location.url!r} is not an absolute http, https or ftp URL "
-                "with a host"
+                "with a host",
+                field="url",
             )
-        if location.priority < 0:
-            raise UnacceptableError(f"location {number}: the priority must be 0 or more")
+        if not 0 <= location.priority <= MAX_PRIORITY:
+            raise UnacceptableError(
+                f"location {number}: the priority must be 0 to {MAX_PRIORITY}", field="priority"
+            )
     if len(found) > MAX_LOCATIONS:
         raise UnacceptableError(f"a record has at most {MAX_LOCATIONS} locations")
     return tuple(sorted(found, key=lambda location: location.priority))  # stable: ties keep order
@@ -106,3 +121,44 @@ def with_own_locations(
         own.append(replace(loc, organisation=organisation))
     check_locations(own)  # refusals numbered as the caller numbered its locations
     return check_locations([*others, *own])
+
+
+@dataclass(frozen=True, slots=True)
+class LocationEdit:
+    """One change of a list of locations, as the staff pages make them: ``add`` a location,
+    ``remove`` the one at ``url``, or move it ``up`` or ``down`` one place (its priority
+    traded with its neighbour's, so that resolution's order follows)."""
+
+    kind: Literal["add", "remove", "up", "down"]
+    url: str
+    added: Location | None = None
+
+    def applied(self, found: Sequence[Location]) -> list[Location]:
+        """``found`` (best first) after this change; :class:`UnacceptableError` naming the
+        ``url`` field when no location is at ``url`` (or one is, to add).
+
+        >>> a, b = Location("https://a.example/", 1), Location("https://b.example/", 5)
+        >>> [(x.url[8], x.priority) for x in LocationEdit("up", b.url).applied([a, b])]
+        [('b', 1), ('a', 5)]
+        >>> LocationEdit("remove", a.url).applied([a, b]) == [b]
+        True
+        """
+        urls = [location.url for location in found]
+        if self.kind == "add":
+            assert self.added is not None
+            if self.added.url in urls:
+                raise UnacceptableError(f"{self.added.url} is a location already", field="url")
+            return [*found, self.added]
+        if self.url not in urls:
+            raise UnacceptableError(f"no location is at {self.url}", field="url")
+        at = urls.index(self.url)
+        if self.kind == "remove":
+            return [*found[:at], *found[at + 1 :]]
+        other = at - 1 if self.kind == "up" else at + 1
+        if not 0 <= other < len(found):
+            return list(found)
+        moved = list(found)
+        mine, theirs = found[at], found[other]
+        moved[at] = replace(theirs, priority=mine.priority)
+        moved[other] = replace(mine, priority=theirs.priority)
+        return moved

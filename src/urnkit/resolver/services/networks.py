@@ -30,11 +30,13 @@ from urnkit.resolver.domain import (
     Reader,
     check_network_name,
     client_address,
+    concerning,
     inside,
     parse_ranges,
 )
 from urnkit.resolver.domain.networks import Address, Range
-from urnkit.resolver.store import Store, Transaction
+from urnkit.resolver.services.admin import organisation_id
+from urnkit.resolver.store import Store
 
 NETWORK_REFRESH = 10.0
 """Seconds a process keeps the networks before reading them again (``network_refresh``)."""
@@ -52,12 +54,15 @@ class NetworkService:
         self._loaded = -math.inf
 
     def save(self, organisation: str, name: str, ranges: Sequence[str]) -> tuple[Network, bool]:
-        """Create or replace an organisation's network; it and whether it is new."""
-        check_network_name(name)
-        parsed = parse_ranges(ranges)
+        """Create or replace an organisation's network; it and whether it is new. A refusal
+        names the field it concerns: ``organisation``, ``network`` (the name) or ``ranges``."""
+        with concerning("network"):
+            check_network_name(name)
+        with concerning("ranges"):
+            parsed = parse_ranges(ranges)
         with self.store.transaction() as tx:
             created = tx.networks.save(
-                _organisation_id(tx, organisation), name, "\n".join(map(str, parsed))
+                organisation_id(tx, organisation), name, "\n".join(map(str, parsed))
             )
         self._loaded = -math.inf
         return Network(organisation, name, parsed), created
@@ -65,7 +70,7 @@ class NetworkService:
     def networks(self, organisation: str | None = None) -> list[Network]:
         """Every network (of ``organisation`` if given), by organisation and name."""
         with self.store.snapshot() as tx:
-            chosen = None if organisation is None else _organisation_id(tx, organisation)
+            chosen = None if organisation is None else organisation_id(tx, organisation)
             rows = tx.networks.all(chosen)
         return [
             Network(holder, name, parse_ranges(text.split("\n"))) for _, holder, name, text in rows
@@ -73,16 +78,17 @@ class NetworkService:
 
     def delete(self, organisation: str, name: str) -> None:
         """Delete a network; :class:`ConflictError` while locations are restricted to it."""
+        check_network_name(name)
         with self.store.transaction() as tx:
-            organisation_id = _organisation_id(tx, organisation)
-            held = tx.networks.restricted_locations(organisation_id, name)
+            holder_id = organisation_id(tx, organisation)
+            held = tx.networks.restricted_locations(holder_id, name)
             if held:
                 raise ConflictError(
                     f"{held} location(s) of {organisation!r} are restricted to the network "
                     f"{name!r}: restrict them to another network, or lift the restriction, first",
                     locations=held,
                 )
-            if not tx.networks.delete(organisation_id, name):
+            if not tx.networks.delete(holder_id, name):
                 raise NotFoundError(f"{organisation!r} has no network called {name!r}")
         self._loaded = -math.inf
 
@@ -95,19 +101,20 @@ class NetworkService:
         with self.store.snapshot() as tx:
             rows = tx.networks.all()
         self._known = {
-            f"{organisation_id}/{name}": (holder, name, parse_ranges(text.split("\n")))
-            for organisation_id, holder, name, text in rows
+            f"{holder_id}/{name}": (holder, name, parse_ranges(text.split("\n")))
+            for holder_id, holder, name, text in rows
         }
         self._loaded = time.monotonic()
 
     def usable(self, restricted: str, address: Address | None) -> list[str]:
-        """The URLs of ``records.restricted`` a client at ``address`` may use, best first
-        (the networks in memory, whatever their age: see :meth:`fresh`)."""
+        """The locations of ``records.restricted`` a client at ``address`` may use, best first,
+        each as a line of ``records.targets`` (its URL, and its media type after a tab if it
+        has one; the networks in memory, whatever their age: see :meth:`fresh`)."""
         found = []
         for line in restricted.split("\n"):
-            network, _, url = line.partition("\t")
+            network, _, target = line.partition("\t")
             if not network or ((known := self._known.get(network)) and inside(address, known[2])):
-                found.append(url)
+                found.append(target)
         return found
 
     def reader(self, principal: Principal | None, client: str | None) -> Reader:
@@ -124,10 +131,3 @@ class NetworkService:
         if principal is None:
             return Reader(networks=networks)
         return Reader(principal.organisation, principal.role == "admin", networks)
-
-
-def _organisation_id(tx: Transaction, organisation: str) -> int:
-    found = tx.organisations.id(organisation)
-    if found is None:
-        raise NotFoundError(f"no organisation is called {organisation!r}")
-    return found

@@ -1,28 +1,41 @@
-"""The public register of prefixes, the statistics of resolutions, and search."""
+"""The public register of prefixes, the statistics of resolutions and of records' statuses, and
+search; for the staff pages, the records an organisation holds (owns or holds a grant on),
+listed, read and exported."""
 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterator
 from datetime import date, timedelta
+from itertools import accumulate
 from typing import Literal
 
 from urnkit.resolver.domain import (
+    STATUSES,
+    InvalidURNError,
     NotFoundError,
+    Principal,
     Reader,
     Record,
     UnacceptableError,
     covers,
+    normalize_prefix,
+    parse_urn,
+    shown,
 )
+from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.records import RecordService
 from urnkit.resolver.statistics import DayCount, ResolutionTally
 from urnkit.resolver.store import Store, now
+from urnkit.resolver.store.queries.statistics import DayStatusCount, StatusChange
 
 MAX_STATISTICS_DAYS = 366  # the longest span the statistics show
 
 
 class OverviewService:
-    """What the public pages show: the register, the counts, search over ``records``. The
-    ``tally`` is the one resolution counts into (:attr:`ResolutionService.tally`)."""
+    """What the public pages show: the register, the counts, search over ``records``; what
+    the staff pages list of an organisation's records. The ``tally`` is the one resolution
+    counts into (:attr:`ResolutionService.tally`)."""
 
     def __init__(self, store: Store, records: RecordService, tally: ResolutionTally) -> None:
         self.store = store
@@ -65,12 +78,86 @@ class OverviewService:
         with self.store.snapshot() as tx:
             return tx.statistics.resolution_counts(self.statistics_since(days))
 
+    def record_statuses(self, days: int = 31) -> list[DayCount]:
+        """How many records were in each status at the end of each of the last ``days`` days
+        (UTC), today (so far) included: (status, day, records), the newest day first, each
+        day's statuses in the order of :data:`STATUSES`. Two aggregate queries, whatever the
+        number of records (:func:`statuses_by_day`)."""
+        since = self.statistics_since(days)
+        with self.store.snapshot() as tx:
+            created = tx.statistics.created_by_day(since)
+            changes = tx.statistics.status_changes(since)
+        return statuses_by_day(since, days, created, changes)
+
     @staticmethod
     def statistics_since(days: int) -> date:
         """The first day (UTC) of the last ``days`` days, today included."""
         if not 1 <= days <= MAX_STATISTICS_DAYS:
             raise UnacceptableError(f"days is 1 to {MAX_STATISTICS_DAYS}, not {days}")
         return now().date() - timedelta(days=days - 1)
+
+    def records_of(
+        self,
+        principal: Principal,
+        text: str | None = None,
+        *,
+        status: str | None = None,
+        prefix: str | None = None,
+        cursor: int = 0,
+        limit: int = 20,
+    ) -> tuple[list[Record], int | None]:
+        """A page of the records ``principal`` writes (its organisation's and those granted to
+        it; an admin's: all), of ``status``, under ``prefix``, and found by ``text`` (a URN:
+        its equivalents; else a part of the title), each if given; the cursor of the next
+        page. Each record shows the locations the principal may see. A refusal names its
+        ``field``.
+
+        >>> from urnkit.resolver.services import Services
+        >>> services = Services(Store("sqlite://"))
+        >>> services.overview.records_of(Principal("Library", "registrant", 1), status="lost")
+        Traceback (most recent call last):
+        ...
+        urnkit.resolver.domain.UnacceptableError: no status is called 'lost' (reserved, active, deactivated)
+        """  # noqa: E501
+        if status is not None and status not in STATUSES:
+            raise UnacceptableError(
+                f"no status is called {status!r} ({', '.join(STATUSES)})", field="status"
+            )
+        if prefix is not None:
+            try:
+                prefix = normalize_prefix(prefix)
+            except (InvalidURNError, UnacceptableError) as error:
+                error.extensions["field"] = "prefix"
+                raise
+        only = {
+            "status": status,
+            "holder": None if principal.role == "admin" else principal.organisation,
+        }
+        title = None
+        if text:
+            try:
+                self._searchable("text", text)
+            except UnacceptableError as error:
+                error.extensions["field"] = "text"
+                raise
+            try:
+                only["key"] = parse_urn(text).equivalence_key()
+            except InvalidURNError:
+                title = text
+        reader = AccessService.reader(principal)
+        return self.records.records(prefix, cursor, limit, title=title, reader=reader, **only)
+
+    @staticmethod
+    def _searchable(by: str, text: str) -> None:
+        """:class:`UnacceptableError` for an empty text or one with a control character."""
+        if not text:
+            raise UnacceptableError(f"the {by} searched for is empty")
+        for position, character in enumerate(text):
+            if unicodedata.category(character) == "Cc":
+                raise UnacceptableError(
+                    f"the {by} searched for holds a control character at position {position}",
+                    position=position,
+                )
 
     def search(
         self,
@@ -94,17 +181,121 @@ class OverviewService:
         ...
         urnkit.resolver.domain.UnacceptableError: the title searched for holds a control character at position 1
         """  # noqa: E501
-        if not text:
-            raise UnacceptableError(f"the {by} searched for is empty")
-        for position, character in enumerate(text):
-            if unicodedata.category(character) == "Cc":
-                raise UnacceptableError(
-                    f"the {by} searched for holds a control character at position {position}",
-                    position=position,
-                )
+        self._searchable(by, text)
         if by != "urn":
             return self.records.records(None, cursor, limit, reader=reader, **{by: text})
         try:
             return [self.records.get(text, reader)], None
         except NotFoundError:
             return [], None
+
+    def held(self, principal: Principal, text: str) -> Record:
+        """The record of a URN as the staff pages show it to ``principal``: a record its
+        organisation owns or holds a grant on (an admin: any), with the locations it may see;
+        :class:`NotFoundError` for any other, as for none, so that nobody learns of another
+        organisation's reserved URNs."""
+        record = self.records.get(text)
+        if principal.role != "admin" and principal.organisation not in (
+            record.owner,
+            *record.grants,
+        ):
+            raise NotFoundError(f"no URN equivalent to {text} is registered here")
+        return shown(record, AccessService.reader(principal))
+
+    def held_records(
+        self,
+        principal: Principal,
+        cursor: int = 0,
+        limit: int = 50,
+        *,
+        status: str | None = None,
+        prefix: str | None = None,
+        text: str | None = None,
+    ) -> tuple[list[Record], int | None]:
+        """A page of the records ``principal``'s organisation owns or holds a grant on (an
+        admin's: every record), the newest first, and the cursor of the next, filtered by
+        ``status``, ``prefix`` and ``text``: a URN (its equivalents) or a part of the title."""
+        if status is not None and status not in STATUSES:
+            raise UnacceptableError(f"a status is one of {', '.join(STATUSES)}", field="status")
+        try:
+            normalized = None if prefix is None else normalize_prefix(prefix)
+        except UnacceptableError as error:
+            error.extensions["field"] = "prefix"
+            raise
+        key = title = None
+        if text is not None and text[:4].lower() == "urn:":
+            key = parse_urn(text).equivalence_key()
+        else:
+            title = text
+        with self.store.snapshot() as tx:
+            organisation_id = (
+                None if principal.role == "admin" else tx.organisations.id(principal.organisation)
+            )
+            page = tx.records.held_page(
+                organisation_id,
+                cursor,
+                limit + 1,
+                status=status,
+                prefix=normalized,
+                key=key,
+                title=title,
+            )
+        reader = AccessService.reader(principal)
+        after = page[limit - 1][0] if len(page) > limit else None
+        return [shown(record, reader) for _, record in page[:limit]], after
+
+    def prefixes(self, principal: Principal) -> list[str]:
+        """The delegated prefixes ``principal`` registers and generates URNs in: its
+        organisation's (an admin's: every one)."""
+        organisation = None if principal.role == "admin" else principal.organisation
+        with self.store.snapshot() as tx:
+            return [prefix for prefix, _, _ in tx.organisations.prefixes(organisation)]
+
+    def held_export(self, principal: Principal, page: int = 1_000) -> Iterator[Record]:
+        """Every record ``principal``'s organisation owns or holds a grant on (an admin's:
+        every record), the newest first, page by page, with the locations it may see:
+        the staff pages' export."""
+        cursor: int | None = 0
+        while cursor is not None:
+            found, cursor = self.held_records(principal, cursor, page)
+            yield from found
+
+
+def statuses_by_day(
+    since: date, days: int, created: list[DayStatusCount], changes: list[StatusChange]
+) -> list[DayCount]:
+    """The records in each status at the end of each of ``days`` days from ``since``, newest
+    first, from the records ``created`` by day and status now, and the status ``changes`` by
+    day since: on a day, a record created by then is in its status now, unless a change after
+    that day took it there (then it was in the status before). A running sum over the days.
+
+    >>> day = date(2026, 1, 1)
+    >>> statuses_by_day(day, 2, [(None, "active", 1), (day, "deactivated", 2)],
+    ...                 [(day + timedelta(1), day, "active", "deactivated", 1)])
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('reserved', datetime.date(2026, 1, 2), 0), ('active', datetime.date(2026, 1, 2), 1),
+     ('deactivated', datetime.date(2026, 1, 2), 2), ('reserved', datetime.date(2026, 1, 1), 0),
+     ('active', datetime.date(2026, 1, 1), 2), ('deactivated', datetime.date(2026, 1, 1), 1)]
+    """
+    # the change in each status's count from one day on
+    steps: dict[str, list[int]] = {status: [0] * (days + 1) for status in STATUSES}
+
+    def step(status: str, first: date | None, end: int, count: int) -> None:
+        start = 0 if first is None else (first - since).days
+        if start < end:
+            counts = steps.setdefault(status, [0] * (days + 1))
+            counts[start] += count
+            counts[end] -= count
+
+    for first, status, count in created:
+        step(status, first, days, count)
+    for changed, first, before, after, count in changes:
+        end = min((changed - since).days, days)
+        step(before, first, end, count)
+        step(after, first, end, -count)
+    totals = {status: list(accumulate(counts[:days])) for status, counts in steps.items()}
+    return [
+        (status, since + timedelta(days=offset), totals[status][offset])
+        for offset in reversed(range(days))
+        for status in totals
+    ]

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
 from urnkit.resolver.domain import (
+    Change,
     ConflictError,
     ForbiddenError,
     HistoryEntry,
@@ -23,6 +24,7 @@ from urnkit.resolver.domain import (
     Record,
     UnacceptableError,
     assigned_name,
+    changes,
     check_identifiers,
     check_json,
     check_registrable,
@@ -46,6 +48,8 @@ from urnkit.urn import URN
 MAX_BATCH = 10_000  # records in one POST /api/v1/urns:batch
 MAX_BATCH_LOCATIONS = 100_000  # locations in one batch, all records together: 10 a record
 MAX_GENERATE = 1_000  # URNs reserved by one generation request
+MAX_NOTE = 10_000  # characters of a deactivation's note
+MAX_SUCCESSORS = 100  # URNs one deactivation names
 
 
 # The refusals of one record of a batch, which say its index.
@@ -62,11 +66,16 @@ def _at(error: Refusal, number: int, text: str) -> Refusal:
 
 
 def actor_of(principal: Principal) -> str:
-    """Who made a change, as history names it: the organisation and its token.
+    """Who made a change, as history names it: the organisation and its token, or its staff
+    account.
 
     >>> actor_of(Principal("Library", "registrant", 7))
     'Library (token 7)'
+    >>> actor_of(Principal("Library", "registrant", 0, account="alice"))
+    'Library (account alice)'
     """
+    if principal.account is not None:
+        return f"{principal.organisation} (account {principal.account})"
     return f"{principal.organisation} (token {principal.token_id})"
 
 
@@ -89,7 +98,18 @@ def check_restrictions(tx: Transaction, holder: str, found: Sequence[Location]) 
                 f"{location.restricted_to!r} (its networks: {', '.join(sorted(known)) or 'none'}"
                 "; an admin defines them: urnkit admin network)",
                 networks=sorted(known),
+                field="restricted_to",
             )
+
+
+def _sees(tx: Transaction, principal: Principal, record_id: int, record: Record) -> bool:
+    """Whether ``principal`` reads the history of ``record``: its organisation's, one it holds
+    a grant on, or (an admin) any."""
+    return (
+        principal.role == "admin"
+        or record.owner == principal.organisation
+        or tx.grants.holds(record_id, principal.organisation)
+    )
 
 
 class RecordService:
@@ -123,6 +143,21 @@ class RecordService:
             return entries
         return [replace(entry, record=shown_document(entry.record, reader)) for entry in entries]
 
+    def changes(
+        self, principal: Principal, text: str
+    ) -> tuple[Record, list[tuple[HistoryEntry, Change]]]:
+        """A URN's record and each history entry with what it changed, oldest first, as
+        ``principal`` reads them (its organisation's or granted records); else NotFoundError."""
+        key = parse_urn(text).equivalence_key()
+        with self.store.snapshot() as tx:
+            record_id, record = tx.records.id(key), tx.records.get(key)
+            if record_id is None or record is None or not _sees(tx, principal, record_id, record):
+                raise NotFoundError(f"no URN equivalent to {text} is registered here")
+            entries = tx.records.history(record_id, record_json(record))
+        reader = self.access.reader(principal)
+        entries = [replace(e, record=shown_document(e.record, reader)) for e in entries]
+        return shown(record, reader), list(zip(entries, changes(entries), strict=True))
+
     def records(
         self,
         prefix: str | None,
@@ -133,15 +168,17 @@ class RecordService:
         url: str | None = None,
         identifier: str | None = None,
         reader: Reader | None = None,
+        **only: str | None,
     ) -> tuple[list[Record], int | None]:
         """A page of records (under ``prefix``, with ``title`` in their title, with a location
-        at ``url``, carrying ``identifier``: each if given) and the cursor of the next page.
+        at ``url``, carrying ``identifier``, and ``only`` as ``Records.page`` takes it: of a
+        ``status``, a ``holder``'s, of a ``key``: each if given) and the cursor of the next page.
         With a ``reader``, each record shows only the locations it may see, and a location at
         ``url`` it may not see does not count (a page may then be short)."""
         normalized = None if prefix is None else normalize_prefix(prefix)
         with self.store.snapshot() as tx:
             page = tx.records.page(
-                normalized, cursor, limit + 1, title=title, url=url, identifier=identifier
+                normalized, cursor, limit + 1, title=title, url=url, identifier=identifier, **only
             )
         more = len(page) > limit
         page = page[:limit]
@@ -153,38 +190,32 @@ class RecordService:
                 found = [r for r in found if any(loc.url == url for loc in r.locations)]
         return found, after
 
-    def unresolvable(self, page: int = 1_000) -> Iterator[str]:
-        """Why each stored URN that could not be resolved was refused by
-        :func:`~urnkit.resolver.domain.check_resolvable` (stored before the rule), in
-        registration order."""
-        cursor: int | None = 0
-        while cursor is not None:
-            found, cursor = self.records(None, cursor, page)
-            for record in found:
-                try:
-                    check_resolvable(record.urn)
-                except UnacceptableError as error:
-                    yield error.detail
-
     def put(
         self,
         principal: Principal,
         text: str,
         found: Sequence[Location],
         metadata: Mapping[str, Any],
+        *,
+        overwrite: bool = True,
     ) -> tuple[Record, bool]:
-        """Create or replace a record; True when it was created."""
+        """Create or replace a record; True when it was created. Without ``overwrite`` (the
+        staff pages' registration and filling in), a record registered already is refused
+        (:class:`ConflictError`, ``field`` ``urn``) unless it is reserved: it is filled in."""
         with self.store.transaction() as tx:
-            return self._put(tx, principal, text, found, metadata)
+            return self.put_in(tx, principal, text, found, metadata, overwrite=overwrite)
 
-    def _put(
+    def put_in(
         self,
         tx: Transaction,
         principal: Principal,
         text: str,
         found: Sequence[Location],
         metadata: Mapping[str, Any],
+        *,
+        overwrite: bool = True,
     ) -> tuple[Record, bool]:
+        """:meth:`put` in ``tx``."""
         check_urn_length(text)
         check_json(metadata, ("metadata",))
         check_identifiers(metadata)
@@ -211,6 +242,11 @@ class RecordService:
             assert record_id is not None
         current = tx.records.get(key)
         assert current is not None
+        if not overwrite and current.status != "reserved":
+            raise ConflictError(
+                f"{current.urn} is registered already ({current.status}, not reserved)",
+                field="urn",
+            )
         if current.status == "deactivated":
             raise ConflictError(
                 f"{current.urn} is deactivated; a deactivated URN is not written again",
@@ -231,6 +267,30 @@ class RecordService:
             raise UnacceptableError(
                 f"only metadata and locations can be patched, not {', '.join(sorted(unknown))}"
             )
+
+        def patched(current: Record) -> tuple[Mapping[str, Any], Sequence[Location] | None]:
+            metadata = current.metadata
+            if "metadata" in patch:
+                merged = merge_patch(dict(current.metadata), patch["metadata"])
+                if not isinstance(merged, dict):
+                    raise UnacceptableError("metadata must stay a JSON object")
+                metadata = merged
+            return metadata, patch.get("locations")
+
+        return self._change(principal, text, patched)
+
+    def describe(self, principal: Principal, text: str, metadata: Mapping[str, Any]) -> Record:
+        """Replace a record's ``metadata`` whole (the owner only; history: ``patched``)."""
+        return self._change(principal, text, lambda current: (dict(metadata), None))
+
+    def _change(
+        self,
+        principal: Principal,
+        text: str,
+        change: Callable[[Record], tuple[Mapping[str, Any], Sequence[Location] | None]],
+    ) -> Record:
+        """Write the metadata and locations (None: kept) ``change`` makes of a record, as its
+        owner: one transaction, checked as :meth:`put` checks."""
         urn = parse_urn(text)
         check_resolvable(urn.assigned_name)
         with self.store.transaction() as tx:
@@ -244,17 +304,13 @@ class RecordService:
                 raise ConflictError(
                     f"{current.urn} is deactivated; a deactivated URN is not written"
                 )
-            metadata = current.metadata
-            if "metadata" in patch:
-                merged = merge_patch(dict(current.metadata), patch["metadata"])
-                if not isinstance(merged, dict):
-                    raise UnacceptableError("metadata must stay a JSON object")
-                check_json(merged, ("metadata",), what="the patched record: ")
-                check_identifiers(merged)
-                metadata = merged
+            metadata, locations = change(current)
+            if metadata is not current.metadata:
+                check_json(metadata, ("metadata",), what="the patched record: ")
+                check_identifiers(metadata)
             found = current.locations
-            if "locations" in patch:
-                found = held_as_stored(current.locations, patch["locations"], current.owner)
+            if locations is not None:
+                found = held_as_stored(current.locations, locations, current.owner)
                 check_restrictions(tx, current.owner, found)
             record = replace(current, metadata=metadata, locations=found, updated=now())
             actor = actor_of(principal)
@@ -265,6 +321,24 @@ class RecordService:
         self, principal: Principal, text: str, note: str | None, successors: Sequence[str]
     ) -> Record:
         """Deactivate a record (there is no delete: RFC 8458 §4.1), naming its successors."""
+        with self.store.transaction() as tx:
+            return self.deactivate_in(tx, principal, text, note, successors)
+
+    def deactivate_in(
+        self,
+        tx: Transaction,
+        principal: Principal,
+        text: str,
+        note: str | None,
+        successors: Sequence[str],
+    ) -> Record:
+        """:meth:`deactivate` in ``tx``."""
+        if len(note or "") > MAX_NOTE:
+            raise UnacceptableError(f"a note is at most {MAX_NOTE} characters", field="note")
+        if len(successors) > MAX_SUCCESSORS:
+            raise UnacceptableError(
+                f"at most {MAX_SUCCESSORS} successors are named", field="successors"
+            )
         for number, successor in enumerate(successors):
             check_urn_length(successor, ("successors", number))
         urn = parse_urn(text)
@@ -272,31 +346,30 @@ class RecordService:
         key = urn.equivalence_key()
         if any(parse_urn(s).equivalence_key() == key for s in successor_urns):
             raise UnacceptableError("a URN cannot be its own successor")
-        with self.store.transaction() as tx:
-            record_id = tx.records.id(key, for_update=True)
-            self.access.authorize_owner(tx, principal, prefix_of(urn), record_id, str(urn))
-            current = tx.records.get(key)
-            if record_id is None or current is None:
-                raise NotFoundError(f"no URN equivalent to {text} is registered here")
-            record = replace(
-                current,
-                status="deactivated",
-                note=note,
-                successors=tuple(successor_urns),
-                updated=now(),
-            )
-            tx.records.update(
-                record_id, record, record_json(current), "deactivated", actor_of(principal)
-            )
-            record_successions(tx, [key])
-            return record
+        record_id = tx.records.id(key, for_update=True)
+        self.access.authorize_owner(tx, principal, prefix_of(urn), record_id, str(urn))
+        current = tx.records.get(key)
+        if record_id is None or current is None:
+            raise NotFoundError(f"no URN equivalent to {text} is registered here")
+        record = replace(
+            current,
+            status="deactivated",
+            note=note,
+            successors=tuple(successor_urns),
+            updated=now(),
+        )
+        tx.records.update(
+            record_id, record, record_json(current), "deactivated", actor_of(principal)
+        )
+        record_successions(tx, [key])
+        return record
 
     def generate(self, principal: Principal, prefix: str, count: int = 1) -> list[Record]:
         """Reserve ``count`` new URN:NBNs in a delegated prefix with its generator. Numbers come
         from the database (one UPDATE on the prefix row, or random strings whose uniqueness the
         UNIQUE key decides), so any number of processes can generate at once."""
         if not 1 <= count <= MAX_GENERATE:
-            raise UnacceptableError(f"count must be between 1 and {MAX_GENERATE}")
+            raise UnacceptableError(f"count must be between 1 and {MAX_GENERATE}", field="count")
         prefix = normalize_prefix(prefix)
         with self.store.transaction() as tx:
             delegated = {p: (org, gen) for p, org, gen in tx.organisations.prefixes()}
@@ -355,7 +428,7 @@ class RecordService:
             ).encode()
         ).hexdigest()
         if idempotency_key is not None:
-            stored = self._stored_response(principal, idempotency_key, request_hash)
+            stored = _stored_response(self.store, principal, idempotency_key, request_hash)
             if stored is not None:
                 return stored
         try:
@@ -371,7 +444,7 @@ class RecordService:
             if idempotency_key is None:
                 raise
             # The same key was committed by a concurrent retry: answer as it did.
-            stored = self._stored_response(principal, idempotency_key, request_hash)
+            stored = _stored_response(self.store, principal, idempotency_key, request_hash)
             if stored is None:
                 raise
             return stored
@@ -434,27 +507,11 @@ class RecordService:
                 results.append({"urn": inserted[number].urn, "result": "created"})
                 continue
             try:  # present, repeated in this batch, or inserted meanwhile by another process
-                record, made = self._put(tx, principal, text, found, metadata)
+                record, made = self.put_in(tx, principal, text, found, metadata)
             except ConflictError as error:
                 raise _at(error, number, text) from None
             results.append({"urn": record.urn, "result": "created" if made else "replaced"})
         return results
-
-    def _stored_response(
-        self, principal: Principal, idempotency_key: str, request_hash: str
-    ) -> tuple[int, dict[str, Any]] | None:
-        with self.store.snapshot() as tx:
-            owner_id = tx.organisations.id(principal.organisation)
-            assert owner_id is not None
-            stored = tx.records.idempotent_response(owner_id, idempotency_key)
-        if stored is None:
-            return None
-        if stored[0] != request_hash:
-            raise ConflictError(
-                "this Idempotency-Key was used for a different batch; use a new key",
-                idempotency_key=idempotency_key,
-            )
-        return stored[1], stored[2]
 
 
 def record_successions(tx: Transaction, keys: Sequence[str]) -> None:
@@ -470,3 +527,34 @@ def record_successions(tx: Transaction, keys: Sequence[str]) -> None:
                 continue
         found.append((record_id, urn, successor_keys))
     tx.successions.replace(found)
+
+
+def _stored_response(
+    store: Store, principal: Principal, idempotency_key: str, request_hash: str
+) -> tuple[int, dict[str, Any]] | None:
+    with store.snapshot() as tx:
+        owner_id = tx.organisations.id(principal.organisation)
+        assert owner_id is not None
+        stored = tx.records.idempotent_response(owner_id, idempotency_key)
+    if stored is None:
+        return None
+    if stored[0] != request_hash:
+        raise ConflictError(
+            "this Idempotency-Key was used for a different batch; use a new key",
+            idempotency_key=idempotency_key,
+        )
+    return stored[1], stored[2]
+
+
+def unresolvable(service: RecordService, page: int = 1_000) -> Iterator[str]:
+    """Why each stored URN that could not be resolved was refused by
+    :func:`~urnkit.resolver.domain.check_resolvable` (stored before the rule), in
+    registration order."""
+    cursor: int | None = 0
+    while cursor is not None:
+        found, cursor = service.records(None, cursor, page)
+        for record in found:
+            try:
+                check_resolvable(record.urn)
+            except UnacceptableError as error:
+                yield error.detail

@@ -11,6 +11,7 @@ from urnkit.resolver.domain import (
     Record,
     client_address,
     parse_urn,
+    read_targets,
     shown,
     with_q_component,
     withheld,
@@ -27,7 +28,8 @@ from urnkit.urn import URN
 class Resolution:
     """What resolving a URN gives: a ``redirect`` to ``target``, a ``surrogate`` page of the
     record's metadata (RFC 8458 §4.5), or ``gone`` (deactivated) naming its successors.
-    ``alternates`` are the URLs a redirect could lead to, best first (``target`` is the first);
+    ``alternates`` are the URLs a redirect could lead to, best first (``target`` is the first),
+    ``media_types`` the media type of each where the record gives any (else empty);
     ``predecessors`` the URNs of the deactivated records naming this one as a successor. The
     ``record`` shows only the locations the client may use; ``withheld`` names the
     organisations holding the others (restricted to networks the client is outside);
@@ -42,6 +44,7 @@ class Resolution:
     key: str = ""
     record: Record | None = None
     alternates: tuple[str, ...] = ()
+    media_types: tuple[str | None, ...] = ()
     predecessors: tuple[str, ...] = ()
     withheld: tuple[str, ...] = ()
     routed: bool = False
@@ -119,7 +122,7 @@ class ResolutionService:
 
     def _routed(self, row: ResolutionRow, client: str | None) -> ResolutionRow:
         """``row`` with the targets a client at ``client`` may use (its ``restricted``: every
-        usable URL with its network, best first)."""
+        usable location with its network, best first), as ``records.targets`` writes them."""
         status, _, predecessors, prefix, restricted = row
         assert restricted is not None
         usable = self.networks.usable(restricted, client_address(client))
@@ -131,7 +134,7 @@ class ResolutionService:
         answer needs the whole record (no such location, or deactivated)."""
         status, targets, predecessors, _, _ = row
         if status == "active" and targets is not None:
-            alternates = tuple(targets.split("\n"))
+            alternates, media_types = read_targets(targets)
             if urn.q_component:
                 alternates = tuple(with_q_component(url, urn.q_component) for url in alternates)
             return Resolution(
@@ -140,6 +143,7 @@ class ResolutionService:
                 alternates[0],
                 key,
                 alternates=alternates,
+                media_types=media_types,
                 predecessors=() if predecessors is None else tuple(predecessors.split("\n")),
             )
         return None

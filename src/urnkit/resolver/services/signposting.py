@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from urnkit.resolver.domain import Location, Record
+from urnkit.resolver.domain import Location, Record, media_type_of
 from urnkit.resolver.domain.dublin_core import OAI_DC, dublin_core
 from urnkit.resolver.services.rfc2483 import uri_reference
 
@@ -65,8 +65,6 @@ _TYPES = {
     "conferenceobject": "CreativeWork",
 }
 _SINGLE_ATTRIBUTES = ("type", "title", "media")  # RFC 9264 §4.2.4.1: strings, not arrays
-# RFC 6838 §4.2: type-name "/" subtype-name, each a restricted-name.
-_MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}")
 _QUOTED = re.compile(r'["\\]')  # what a quoted-string escapes (RFC 9110 §5.6.4)
 # The describedby and linkset links' relations and attributes, as _about gives them.
 _AS_JSON = '; rel="describedby"; type="application/json"'
@@ -110,16 +108,23 @@ def link_header(links: Iterable[Link]) -> str:
     return ", ".join([link.header() for link in links])
 
 
-def resolution_signposts(base: str, key: str, items: Sequence[str]) -> str:
+def resolution_signposts(
+    base: str, key: str, items: Sequence[str], media_types: Sequence[str | None] = ()
+) -> str:
     """What a redirect to a location says, as a ``Link`` value (the front answers it from one
-    indexed row, which holds no media types and no metadata): ``cite-as``, ``describedby``,
-    ``linkset`` (where the rest is) and an ``item`` per URL of ``items``, untyped. ``base`` is
-    the resolver's URL, ending in ``/``; ``key`` the URN's equivalence key (its canonical
-    form). Written out as one string: the hot path's, where :class:`Link` objects cost 15 µs.
+    indexed row, which holds the locations' media types but no metadata): ``cite-as``,
+    ``describedby``, ``linkset`` (where the rest is) and an ``item`` per URL of ``items``,
+    with the media type of the same place in ``media_types`` as its ``type`` (untyped where
+    that is None, or ``media_types`` empty). ``base`` is the resolver's URL, ending in ``/``;
+    ``key`` the URN's equivalence key (its canonical form). Written out as one string: the hot
+    path's, where :class:`Link` objects cost 15 µs. A media type (``media_type_of``) holds no
+    character a quoted-string escapes: quoted, it is the same between its quotes.
 
-    >>> base, items = "https://r.example/", ["https://a.example/x"]
-    >>> about = [*_about(base, "urn:nbn:fi-1"), Link(items[0], "item")]
-    >>> resolution_signposts(base, "urn:nbn:fi-1", items) == link_header(about)
+    >>> base, items = "https://r.example/", ["https://a.example/x", "https://a.example/y"]
+    >>> about = [*_about(base, "urn:nbn:fi-1"), Link(items[0], "item"),
+    ...          Link(items[1], "item", (("type", "application/pdf"),))]
+    >>> signposts = resolution_signposts(base, "urn:nbn:fi-1", items, [None, "application/pdf"])
+    >>> signposts == link_header(about)
     True
     """
     base, key = uri_reference(base), uri_reference(key)  # as quote() goes: by character
@@ -130,7 +135,14 @@ def resolution_signposts(base: str, key: str, items: Sequence[str]) -> str:
         f"<{here}?s=I2Cs>{_AS_OAI_DC}",
         f"<{here}?s=linkset>{_AS_LINKSET}",
     ]
-    parts += [f'<{uri_reference(url)}>; rel="item"' for url in items]
+    if not media_types:
+        parts += [f'<{uri_reference(url)}>; rel="item"' for url in items]
+        return ", ".join(parts)
+    for url, kind in zip(items, media_types, strict=True):  # a loop: 0.6 µs less than a list
+        if kind is None:
+            parts.append(f'<{uri_reference(url)}>; rel="item"')
+        else:
+            parts.append(f'<{uri_reference(url)}>; rel="item"; type="{kind}"')
     return ", ".join(parts)
 
 
@@ -152,18 +164,6 @@ def record_signposts(
         if element in ("creator", "rights") and _HTTP_URI.match(value):
             links.append(Link(value, "author" if element == "creator" else "license"))
     return links
-
-
-def media_type_of(location: Location) -> str | None:
-    """A location's media type as a ``type`` attribute gives it: ``type/subtype`` of RFC 6838
-    §4.2's characters, parameters left out; None when none is recorded or it is no such name.
-
-    >>> media_type_of(Location("https://a.example/", media_type="Text/HTML; charset=utf-8"))
-    'text/html'
-    >>> media_type_of(Location("https://a.example/", media_type="a PDF"))
-    """
-    essence = (location.media_type or "").partition(";")[0].strip().lower()
-    return essence if _MEDIA_TYPE.fullmatch(essence) else None
 
 
 def _about(base: str, key: str) -> list[Link]:

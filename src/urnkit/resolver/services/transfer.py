@@ -7,7 +7,10 @@ An import reads its rows in batches; each batch is checked and made ready for th
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
+import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -157,6 +160,56 @@ class TransferService:
             yield from found
 
 
+EXPORT_FORMATS = ("ndjson", "csv")
+CSV_COLUMNS = ("urn", "status", "locations", "metadata", "successors", "note", "created", "updated")
+
+
+def export_lines(found: Iterable[Record], kind: str) -> Iterator[str]:
+    """The lines of an export of ``found`` as ``kind``: NDJSON, one record a line as the API
+    shows it, or CSV, a header row then JSON for locations and metadata, successors
+    space-separated. What ``urnkit import`` reads back. An unknown ``kind`` is refused at
+    once.
+
+    >>> from datetime import datetime, UTC
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> record = Record("urn:nbn:fi-1", "urn:nbn:fi-1", "fi", "active", "Org", t, t)
+    >>> list(export_lines([record], "csv"))[1][:30]
+    'urn:nbn:fi-1,active,[],{},,,20'
+    """
+    if kind not in EXPORT_FORMATS:
+        raise UnacceptableError(f"an export is {' or '.join(EXPORT_FORMATS)}", field="format")
+    return _export_lines(found, kind)
+
+
+def _export_lines(found: Iterable[Record], kind: str) -> Iterator[str]:
+    compact: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
+    if kind == "csv":
+        yield _csv_line(CSV_COLUMNS)
+    for record in found:
+        row = record_json(record)
+        if kind == "ndjson":
+            yield json.dumps(row, **compact) + "\n"
+            continue
+        yield _csv_line(
+            [
+                row["urn"],
+                row["status"],
+                json.dumps(row["locations"], **compact),
+                json.dumps(row["metadata"], **compact),
+                " ".join(row["successors"]),
+                row["note"] or "",
+                row["created"],
+                row["updated"],
+            ]
+        )
+
+
+def _csv_line(cells: Sequence[str]) -> str:
+    line = io.StringIO()
+    csv.writer(line).writerow(cells)
+    return line.getvalue()
+
+
 @dataclass(frozen=True, slots=True)
 class _ImportBatch:
     """A batch of import rows made ready for the database: ``size`` rows, the keys of its
@@ -234,12 +287,10 @@ def _imported_record(
     status: Status = row.get("status") or "active"
     if status not in ("reserved", "active", "deactivated"):
         raise UnacceptableError(f"{text}: unknown status {status!r}")
-    given = row.get("locations") or []
-    if not isinstance(given, list) or not all(isinstance(loc, Mapping) for loc in given):
-        raise UnacceptableError(f"{text}: 'locations' must be a list of objects")
+    given = row_locations(row, text)
     if not isinstance(row.get("metadata") or {}, Mapping):
         raise UnacceptableError(f"{text}: 'metadata' must be an object")
-    if any(loc.get("restricted_to") is not None for loc in given):
+    if any(loc.restricted_to is not None for loc in given):
         raise UnacceptableError(
             f"{text}: a location restricted to a network is not imported (its network must be "
             "checked against its holder's): register it through the API"
@@ -250,9 +301,7 @@ def _imported_record(
         error.detail = f"{text}: {error.detail}"
         raise
     try:
-        found = check_locations([Location(**loc) for loc in given])
-    except TypeError as error:
-        raise UnacceptableError(f"{text}: a location has {error}") from None
+        found = check_locations(given)
     except UnacceptableError as error:
         raise UnacceptableError(f"{text}: {error.detail}") from None
     prefix = prefix_of(urn)
@@ -277,3 +326,21 @@ def _imported_record(
         successors=tuple(row.get("successors") or ()),
         note=row.get("note") or None,
     )
+
+
+def row_locations(row: Mapping[str, Any], text: str) -> list[Location]:
+    """The locations of an import row (its ``locations``, a list of objects), unchecked;
+    :class:`UnacceptableError` naming the URN ``text`` when they are no such list.
+
+    >>> row_locations({"locations": [{"url": "https://example.org/", "size": 1}]}, "urn:x:y")
+    Traceback (most recent call last):
+    ...
+    urnkit.resolver.domain.UnacceptableError: urn:x:y: a location has Location.__init__() got an unexpected keyword argument 'size'
+    """  # noqa: E501
+    given = row.get("locations") or []
+    if not isinstance(given, list) or not all(isinstance(loc, Mapping) for loc in given):
+        raise UnacceptableError(f"{text}: 'locations' must be a list of objects")
+    try:
+        return [Location(**loc) for loc in given]
+    except TypeError as error:
+        raise UnacceptableError(f"{text}: a location has {error}") from None

@@ -91,17 +91,18 @@ def _copy_text(text: str) -> str:
 _COPY_NULL = "\\N"
 
 
-# Run when links of a staged batch are known broken: targets as resolution_targets gives them.
-# A document's locations are the record's, best first (record_json).
+# Run when links of a staged batch are known broken: targets as resolution_targets gives them,
+# the staged ones (which assumed no link broken) without the lines of broken URLs (a line: the
+# URL, then a tab and its media type if it has one).
 _IMPORT_UNBROKEN = sa.text("""
 UPDATE urnkit_import SET targets = (
-    SELECT string_agg(e.loc ->> 'url', E'\\n' ORDER BY e.n)
-    FROM jsonb_array_elements(document -> 'locations') WITH ORDINALITY AS e(loc, n)
-    WHERE e.loc ->> 'url' <> ALL (string_to_array(:broken, E'\\n'))
+    SELECT string_agg(t.line, E'\\n' ORDER BY t.n)
+    FROM unnest(string_to_array(targets, E'\\n')) WITH ORDINALITY AS t(line, n)
+    WHERE split_part(t.line, E'\\t', 1) <> ALL (string_to_array(:broken, E'\\n'))
 )
 WHERE EXISTS (
-    SELECT FROM jsonb_array_elements(document -> 'locations') AS e(loc)
-    WHERE e.loc ->> 'url' = ANY (string_to_array(:broken, E'\\n'))
+    SELECT FROM unnest(string_to_array(targets, E'\\n')) AS t(line)
+    WHERE split_part(t.line, E'\\t', 1) = ANY (string_to_array(:broken, E'\\n'))
 )""")
 
 

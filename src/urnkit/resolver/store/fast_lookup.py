@@ -33,11 +33,13 @@ RESOLUTION_QUERY = sa.select(
 """What resolution reads of the record whose equivalence key is the parameter ``key``."""
 
 ResolutionRow = tuple[str, str | None, str | None, str, str | None]
-"""What resolution reads of a record: its status, its targets (``records.targets``: the URLs
-to redirect to, best first, one a line; None if none), its predecessors (the URNs of the
-deactivated records naming it as a successor, one a line; None if none), its prefix (what
-the statistics count resolutions by) and, only when it has locations restricted to networks,
-``records.restricted`` (every usable URL with its network; None on all other records)."""
+"""What resolution reads of a record: its status, its targets (``records.targets``: the
+locations to redirect to, best first, one a line, each its URL and, after a tab, its media
+type if it has one: :func:`~urnkit.resolver.domain.read_targets`; None if none), its
+predecessors (the URNs of the deactivated records naming it as a successor, one a line; None
+if none), its prefix (what the statistics count resolutions by) and, only when it has
+locations restricted to networks, ``records.restricted`` (every usable location with its
+network; None on all other records)."""
 
 
 _DriverSQL = tuple[str, Callable[[Any], Any]]

@@ -59,6 +59,26 @@ class Store:
             yield Transaction(connection)
 
     @contextmanager
+    def rehearsal(self) -> Iterator[Transaction]:
+        """A write transaction always rolled back: what writes would do, without doing it.
+
+        >>> store = Store("sqlite://")
+        >>> store.upgrade()
+        >>> with store.rehearsal() as tx:
+        ...     tx.organisations.create("Demo Library") is not None
+        True
+        >>> with store.snapshot() as tx:
+        ...     tx.organisations.id("Demo Library") is None
+        True
+        """
+        with self.engine.connect() as connection:
+            transaction = connection.begin()
+            try:
+                yield Transaction(connection)
+            finally:
+                transaction.rollback()
+
+    @contextmanager
     def snapshot(self) -> Iterator[Transaction]:
         """A read-only transaction (on SQLite a plain ``BEGIN``, which never blocks writers)."""
         with self.engine.connect() as connection:

@@ -48,6 +48,39 @@ tokens = sa.Table(
     sa.Column("created", _TIME, nullable=False),
     sa.Column("revoked", _TIME),
 )
+# Staff accounts (migration staff_accounts): a user name unique in any case (``name_key``,
+# case-folded), an argon2 hash, and an ``epoch`` a password change or disabling advances.
+accounts = sa.Table(
+    "accounts",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("organisation_id", sa.ForeignKey("organisations.id"), nullable=False),
+    sa.Column("name", sa.String(254), nullable=False),
+    sa.Column("name_key", sa.String(254), nullable=False, unique=True),
+    sa.Column("password_hash", sa.String(200), nullable=False),
+    sa.Column("role", sa.String(20), nullable=False),
+    sa.Column("disabled", sa.Boolean, nullable=False),
+    sa.Column("must_change_password", sa.Boolean, nullable=False),
+    sa.Column("epoch", sa.Integer, nullable=False),
+    sa.Column("created", _TIME, nullable=False),
+)
+# Failed sign-ins by subject ("account:<name_key>", "client:<address>"), for every process.
+sign_in_failures = sa.Table(
+    "sign_in_failures",
+    metadata,
+    sa.Column("subject", sa.String(300), primary_key=True),
+    sa.Column("failures", sa.Integer, nullable=False),
+    sa.Column("first_failure", _TIME, nullable=False),
+    sa.Column("locked_until", _TIME),
+)
+# Secrets every server shares, made once (the staff sessions' signing key).
+server_secrets = sa.Table(
+    "server_secrets",
+    metadata,
+    sa.Column("name", sa.String(63), primary_key=True),
+    sa.Column("value", sa.String(200), nullable=False),
+    sa.Column("created", _TIME, nullable=False),
+)
 records = sa.Table(
     "records",
     metadata,
@@ -62,12 +95,14 @@ records = sa.Table(
     sa.Column("owner_id", sa.ForeignKey("organisations.id"), nullable=False),
     sa.Column("created", _TIME, nullable=False),
     sa.Column("updated", _TIME, nullable=False),
-    # What resolution redirects to, best first, one URL a line (queries.links.resolution_targets);
+    # What resolution redirects to, best first, one location a line: its URL, and a tab and its
+    # media type when it has one (migration target_media_types; queries.links.resolution_targets);
     # NULL when none.
     sa.Column("targets", sa.Text),
     # Only on records having a location restricted to a network (migration location_networks):
-    # every usable URL, best first, one a line as "{holder id}/{network}\t{url}" ("\t{url}"
-    # when unrestricted; queries.links.restricted_targets); NULL on all others.
+    # every usable location, best first, one a line as "{holder id}/{network}\t{target}" (the
+    # target as a line of targets gives it; "\t{target}" when unrestricted;
+    # queries.links.restricted_targets); NULL on all others.
     sa.Column("restricted", sa.Text),
 )
 locations = sa.Table(
@@ -210,6 +245,18 @@ oai_items = sa.Table(
         sa.ForeignKey("records.id"),
         primary_key=True,
     ),
+)
+# Each harvest of a source (migration "harvest_runs"): its outcome, summary and refusals.
+harvest_runs = sa.Table(
+    "harvest_runs",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("source_id", sa.ForeignKey("oai_sources.id"), nullable=False, index=True),
+    sa.Column("started", _TIME, nullable=False),
+    sa.Column("finished", _TIME, nullable=False),
+    sa.Column("outcome", sa.String(10), nullable=False),  # ok, failed
+    sa.Column("summary", sa.Text, nullable=False),
+    sa.Column("refused", _JSON, nullable=False),  # a list of strings
 )
 # Who succeeds whom: a row per successor a deactivated record names (RFC 8458 §4.1), keyed by
 # the successor's equivalence key, registered here or not. Resolution reads a record's

@@ -8,6 +8,7 @@ from typing import Any, Generic, TypeVar
 from sqlalchemy.engine import Connection
 
 from urnkit.resolver.store.bulk_import import BulkImport
+from urnkit.resolver.store.queries.accounts import Accounts
 from urnkit.resolver.store.queries.base import Queries
 from urnkit.resolver.store.queries.forwarding import ForwardingTable
 from urnkit.resolver.store.queries.grants import Grants
@@ -55,6 +56,7 @@ class Transaction:
     statistics = _Area(Statistics)  # resolution counts, record counts
     bulk = _Area(BulkImport)  # imports and batches of records
     networks = _Area(Networks)  # organisations' networks, the locations restricted to them
+    accounts = _Area(Accounts)  # staff accounts, failed sign-ins, the servers' shared secrets
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection

@@ -50,8 +50,10 @@ from urnkit.resolver.web.routes import (
     records,
     resolve,
     search,
+    staff,
     statistics,
 )
+from urnkit.resolver.web.sessions import StaffPolicy, StaffRedirect, redirected
 
 # In the order of /openapi.json's paths; resolution's describing routes last.
 ROUTERS = (
@@ -66,6 +68,7 @@ ROUTERS = (
     harvest,
     oai,
     pages,
+    staff,
     metrics,
     health,
     docs,
@@ -127,6 +130,7 @@ def create_app(
     app.state.services = services
     app.state.statistics_interval = statistics_interval
     app.state.metrics = counters
+    app.state.staff = StaffPolicy.from_settings(settings)
     app.state.oai_repository = Repository(services.store, settings.oai_admin_email)
     # Innermost first: the body limits, then the counters, then (outermost) the front.
     app.add_middleware(body_limits, services=services)
@@ -134,6 +138,7 @@ def create_app(
     app.exception_handler(ResolverError)(refusal)
     app.exception_handler(RequestValidationError)(invalid_request)
     app.exception_handler(HTTPException)(http_error)
+    app.exception_handler(StaffRedirect)(redirected)
     # The routers' routes join the application's list as they are, in order: include_router
     # would nest each router, and matching through the nests took ~30 µs more a request.
     for area in ROUTERS:

@@ -6,10 +6,11 @@ location may change at any time), a 404 for less (a URN may be registered at any
 and a 410 for a day (a URN that is not one stays so; a deactivated URN is never active again:
 RFC 8458 §4.1). They vary by ``Accept`` (a client preferring JSON gets the record), pages also
 by ``Accept-Language`` unless their ``?lang=`` chose the language. An answer
-to a request with ``Authorization``, and to any method but ``GET`` and ``HEAD``, is
-``no-store``. Representations of records, their history, RFC 2483's answers and OAI-PMH's get
-an ``ETag`` (of the body: exact, whatever the representation shows) and ``Last-Modified``,
-and :func:`validated` answers ``304`` to a request whose validators still match.
+to a request with ``Authorization``, to any method but ``GET`` and ``HEAD``, and every answer
+under ``/staff`` (the staff pages, signed in by cookie) is ``no-store``. Representations of
+records, their history, RFC 2483's answers and OAI-PMH's get an ``ETag`` (of the body: exact,
+whatever the representation shows) and ``Last-Modified``, and :func:`validated` answers
+``304`` to a request whose validators still match.
 
 >>> CachePolicy().header(302), CachePolicy().header(500)
 (b'max-age=300', b'no-store')
@@ -31,6 +32,9 @@ NO_STORE = b"no-store"
 REVALIDATE = "no-cache"  # the API's and OAI-PMH's: stored, but asked again each time (ETag)
 _CACHE_CONTROL = b"cache-control"
 _VARY = b"vary"
+# The staff pages: no-store, as is every request carrying their session cookie, which the
+# browser sends to them alone (Path=/staff: web/sessions.py).
+STAFF_PATHS = "/staff"
 _VARY_ACCEPT = (_VARY, b"Accept")  # every resolution answer, errors too, is negotiated
 # What a 304 carries of the 200 it stands for (RFC 9110 §15.4.5).
 _NOT_MODIFIED_FIELDS = ("cache-control", "content-location", "etag", "expires", "vary")
@@ -97,9 +101,9 @@ def is_resolution(path: str) -> bool:
 
 def cache_controlled(app: ASGIApp, policy: CachePolicy) -> ASGIApp:
     """``app`` with ``Cache-Control`` on its answers: ``no-store`` for a request with
-    ``Authorization`` or a method other than GET and HEAD (whatever the route said), else, on
-    resolution's paths, the policy's value for the status unless the route set one, and
-    ``Vary: Accept`` unless the route's ``Vary`` names it (a page's may name only
+    ``Authorization``, a method other than GET and HEAD or a staff page (whatever the route
+    said), else, on resolution's paths, the policy's value for the status unless the route
+    set one, and ``Vary: Accept`` unless the route's ``Vary`` names it (a page's may name only
     ``Accept-Language``: :mod:`urnkit.resolver.web.templating`)."""
     headers = {status: policy.header(status) for status in range(100, 600)}
 
@@ -107,8 +111,10 @@ def cache_controlled(app: ASGIApp, policy: CachePolicy) -> ASGIApp:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
-        private = scope["method"] not in ("GET", "HEAD") or any(
-            name == b"authorization" for name, _ in scope["headers"]
+        private = (
+            scope["method"] not in ("GET", "HEAD")
+            or scope["path"].startswith(STAFF_PATHS)
+            or any(name == b"authorization" for name, _ in scope["headers"])
         )
         if not private and not is_resolution(scope["path"]):
             await app(scope, receive, send)

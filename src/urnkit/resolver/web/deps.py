@@ -1,5 +1,7 @@
 """What routes take from a request, as typed dependencies: the service, the principal of the
-bearer token (an admin's, where admins alone may act), and a URN from the raw path.
+bearer token (an admin's, where admins alone may act), a URN from the raw path, and for the
+staff pages the signed-in account (:data:`StaffAccount`, :data:`StaffAdmin`), their sessions
+and the fields of a posted form, its CSRF token checked (:func:`csrf_checked`).
 
 The URN is taken from the raw request path, so percent-encoded octets reach the URN parser as
 they were sent (``%2F`` and ``/`` are different URNs, RFC 8141 §3); the routes of
@@ -7,7 +9,7 @@ they were sent (``%2F`` and ``/`` are different URNs, RFC 8141 §3); the routes 
 """
 
 from typing import Annotated
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote
 
 from fastapi import Depends, Path, Request
 from fastapi.routing import APIRoute
@@ -18,13 +20,25 @@ from starlette.types import Scope
 from urnkit.resolver.domain import (
     ASSIGNED_NAME_PATTERN,
     MAX_URN_LENGTH,
+    Account,
     Principal,
     Reader,
     UnacceptableError,
     check_urn_length,
 )
 from urnkit.resolver.services import Services
-from urnkit.resolver.web.limits import PRINCIPAL
+from urnkit.resolver.web.limits import PRINCIPAL, UPLOAD_BODY
+from urnkit.resolver.web.sessions import (
+    CSRF_FIELD,
+    PASSWORD,
+    SESSION_COOKIE,
+    CSRFError,
+    Sessions,
+    StaffRedirect,
+    csrf_basis,
+    sessions_of,
+    sign_in_location,
+)
 
 
 async def _services(request: Request) -> Services:
@@ -152,3 +166,94 @@ class RawPathRoute(APIRoute):
         if raw_path is not None:
             scope = {**scope, "path": raw_path.decode("latin-1")}
         return super().matches(scope)
+
+
+def _sessions(request: Request, services: ServiceDep) -> Sessions:
+    """The staff sessions, signed with the configured key or the database's."""
+    return sessions_of(request, services.accounts.session_secret)
+
+
+StaffSessions = Annotated[Sessions, Depends(_sessions)]
+
+
+async def _form(request: Request) -> dict[str, str]:
+    """The text fields of a posted form (the first of each name), as the staff pages' forms
+    send them (``application/x-www-form-urlencoded``, or ``multipart/form-data`` with a file:
+    :data:`StaffFile`); none for a GET."""
+    if request.method != "POST":
+        return {}
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        fields: dict[str, str] = {}
+        for name, value in (await request.form(max_part_size=UPLOAD_BODY)).multi_items():
+            if isinstance(value, str):
+                fields.setdefault(name, value)
+        return fields
+    body = (await request.body()).decode("utf-8", "replace")
+    fields = {}
+    for name, value in parse_qsl(body, keep_blank_values=True):
+        fields.setdefault(name, value)
+    return fields
+
+
+StaffForm = Annotated[dict[str, str], Depends(_form)]
+
+
+async def _file(request: Request, form: StaffForm) -> tuple[str, bytes] | None:
+    """The name and content of the file a posted multipart form carries as ``file`` (read
+    after :func:`_form`, which parsed the form); None without one."""
+    if request.method != "POST" or not request.headers.get("content-type", "").startswith(
+        "multipart/form-data"
+    ):
+        return None
+    sent = (await request.form()).get("file")
+    if sent is None or isinstance(sent, str):
+        return None
+    return sent.filename or "", await sent.read()
+
+
+StaffFile = Annotated[tuple[str, bytes] | None, Depends(_file)]
+
+
+def csrf_checked(request: Request, sessions: StaffSessions, form: StaffForm) -> None:
+    """Refuse (403) a POST whose form lacks the CSRF token of the request's session, or of
+    its pre-session before sign-in: every staff router depends on this."""
+    if request.method == "POST" and not sessions.csrf_valid(
+        csrf_basis(request), form.get(CSRF_FIELD)
+    ):
+        raise CSRFError(
+            "this form's security token is missing or out of date (CSRF): go back, reload the "
+            "page and send the form again",
+            field="form",
+        )
+
+
+def _signed_in(request: Request, services: ServiceDep, sessions: StaffSessions) -> Account:
+    """The account of the request's staff session, read again now; without a live one, to
+    the sign-in page and back."""
+    cookie = request.cookies.get(SESSION_COOKIE)
+    session = sessions.read(cookie) if cookie else None
+    account = None if session is None else services.accounts.session_account(*session)
+    if account is None:
+        raise StaffRedirect(sign_in_location(request))
+    return account
+
+
+StaffSession = Annotated[Account, Depends(_signed_in)]
+
+
+def _staff_account(account: StaffSession) -> Account:
+    """A signed-in account that has changed its one-time password; else to that change."""
+    if account.must_change_password:
+        raise StaffRedirect(PASSWORD)
+    return account
+
+
+StaffAccount = Annotated[Account, Depends(_staff_account)]
+
+
+def _staff_admin(services: ServiceDep, account: StaffAccount) -> Account:
+    services.accounts.require_admin(account.principal())
+    return account
+
+
+StaffAdmin = Annotated[Account, Depends(_staff_admin)]

@@ -64,6 +64,7 @@ def redirect_front(
                             found.alternates,
                             found.predecessors,
                             found.key,
+                            found.media_types,
                         )
                         await response(scope, receive, send)
                         return
@@ -79,14 +80,15 @@ def redirect(
     alternates: Sequence[str] = (),
     predecessors: Sequence[str] = (),
     key: str = "",
+    media_types: Sequence[str | None] = (),
 ) -> Response:
     """A 302 to ``target`` (RFC 8458 §4.4: never permanent) that caches may keep as
     ``cache_control`` says, varying by ``Accept`` (a client preferring JSON gets the record);
     with ``alternates`` (a record of ours, its equivalence key ``key``, not one forwarded) a
     ``Link`` header names them and the ``predecessors``, and gives the signposts the row
-    allows (:func:`~urnkit.resolver.services.signposting.resolution_signposts`). The headers
-    are appended as they are sent: a headers= dict costs 6 µs more (Starlette encodes and
-    inspects each entry)."""
+    allows (:func:`~urnkit.resolver.services.signposting.resolution_signposts`: each item
+    with its ``media_types``, if any). The headers are appended as they are sent: a headers=
+    dict costs 6 µs more (Starlette encodes and inspects each entry)."""
     response = Response(status_code=302)
     response.raw_headers += [
         (b"location", uri_reference(target).encode("ascii")),
@@ -94,7 +96,9 @@ def redirect(
         (b"vary", b"Accept"),
     ]
     if alternates:
-        signposts = resolution_signposts(base_url(scope), key, alternates) if key else ""
+        signposts = (
+            resolution_signposts(base_url(scope), key, alternates, media_types) if key else ""
+        )
         links = resolution_links(scope, alternates, (), predecessors, signposts)
         response.raw_headers.append((b"link", links.encode("ascii")))
     return response

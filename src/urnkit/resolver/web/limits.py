@@ -42,10 +42,17 @@ RECORD_BODY = MiB
 # its size in memory; on SQLite it holds the write lock ~5 s to create 10,000 records, ~22 s to
 # replace them, within the 30 s other writers wait (store/engine.py; docs/api.md, "Limits").
 BATCH_BODY = 16 * MiB
+# A staff upload (its preview, and its commit carrying the file again in base64): the largest
+# file taken (services/uploads.py, MAX_UPLOAD_BYTES: 10 MiB) is 13.4 MiB in base64.
+UPLOAD_BODY = 16 * MiB
+UPLOAD_PATH = "/staff/upload"
 # Everything else: administration, OAI-PMH's POST form, routes that take no body.
 SMALL_BODY = 64 * 1024
 BATCH_PATH = "/api/v1/urns:batch"
 RECORD_PATHS = "/api/v1/urns/"
+# The staff pages' record forms carry what the API's record bodies do: metadata of up to 64 KiB
+# as JSON, up to three times that percent-encoded.
+STAFF_RECORD_PATHS = "/staff/records"
 AUTHENTICATED_PATHS = "/api/v1/"
 # The scope key under which the principal of a write's bearer token is handed to the route.
 PRINCIPAL = "urnkit.principal"
@@ -60,8 +67,10 @@ def body_limit(raw_path: str) -> int:
     """The most bytes a request body to ``raw_path`` may hold."""
     if raw_path == BATCH_PATH:
         return BATCH_BODY
-    if raw_path.startswith(RECORD_PATHS):
+    if raw_path.startswith((RECORD_PATHS, STAFF_RECORD_PATHS)):
         return RECORD_BODY
+    if raw_path.startswith(UPLOAD_PATH):
+        return UPLOAD_BODY
     return SMALL_BODY
 
 

@@ -13,7 +13,8 @@ from urnkit.resolver.domain import (
     NETWORK_NAME_PATTERN,
     PREFIX_PATTERN,
 )
-from urnkit.resolver.services.records import MAX_BATCH
+from urnkit.resolver.services.locations import LONGEST, MAX_PRIORITY
+from urnkit.resolver.services.records import MAX_BATCH, MAX_NOTE, MAX_SUCCESSORS
 
 # What every JSON body may hold, and a record's metadata in particular (domain.acceptance).
 METADATA_RULE = (
@@ -30,10 +31,14 @@ class LocationModel(BaseModel):
     """A location of the resource: lower priority numbers are tried first."""
 
     model_config = ConfigDict(extra="forbid")
-    url: str = Field(min_length=1, max_length=4000, examples=["https://example.org/thesis.pdf"])
-    priority: int = Field(1, ge=0, le=1_000_000, strict=True)  # true is no priority
-    label: str | None = Field(None, max_length=1000)
-    media_type: str | None = Field(None, max_length=255, examples=["application/pdf"])
+    url: str = Field(
+        min_length=1, max_length=LONGEST["url"], examples=["https://example.org/thesis.pdf"]
+    )
+    priority: int = Field(1, ge=0, le=MAX_PRIORITY, strict=True)  # true is no priority
+    label: str | None = Field(None, max_length=LONGEST["label"])
+    media_type: str | None = Field(
+        None, max_length=LONGEST["media_type"], examples=["application/pdf"]
+    )
     organisation: str | None = Field(
         None,
         max_length=200,
@@ -147,7 +152,7 @@ class DeactivateIn(BaseModel):
     """Why a URN is deactivated and which URNs succeed it."""
 
     model_config = ConfigDict(extra="forbid")
-    note: str | None = Field(None, max_length=10_000)
+    note: str | None = Field(None, max_length=MAX_NOTE)
     successors: list[
         Annotated[
             str,
@@ -157,7 +162,7 @@ class DeactivateIn(BaseModel):
                 json_schema_extra={"pattern": ASSIGNED_NAME_PATTERN},
             ),
         ]
-    ] = Field(default_factory=list, max_length=100)
+    ] = Field(default_factory=list, max_length=MAX_SUCCESSORS)
 
 
 class GeneratedOut(BaseModel):
@@ -325,6 +330,22 @@ class StatisticsOut(BaseModel):
 
     since: date
     counts: list[DayCountOut]
+
+
+class StatusCountOut(BaseModel):
+    """How many records were in a status at the end of a day (UTC): today's, so far."""
+
+    status: Literal["reserved", "active", "deactivated"]
+    day: date
+    records: int
+
+
+class StatusStatisticsOut(BaseModel):
+    """Records by status at the end of each day from ``since`` (UTC) on, the newest day
+    first, each day's statuses in the order reserved, active, deactivated."""
+
+    since: date
+    counts: list[StatusCountOut]
 
 
 class HealthOut(BaseModel):

@@ -5,7 +5,8 @@ stylesheet and scripts are files under ``urnkit/resolver/static``, served at ``/
 Each page is in the language :func:`~urnkit.resolver.web.languages.page_language` picks: one
 Jinja2 environment per language, made at start-up, with the language's messages (Jinja2's
 ``i18n`` extension, new-style gettext: placeholders are escaped) and Babel's number and date
-formats of its locale (CLDR) as filters: ``number``, ``day`` and ``moment`` (UTC). The answer
+formats of its locale (CLDR) as filters: ``number``, ``day`` and ``moment`` (UTC); and
+``line_chart`` (:mod:`~urnkit.resolver.web.charts`) writing them so. The answer
 says its ``Content-Language`` and, when ``Accept-Language`` chose it, varies by that header.
 
 >>> from starlette.requests import Request
@@ -32,6 +33,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
 from jinja2.runtime import Context
 
+from urnkit.resolver.web.charts import line_chart
 from urnkit.resolver.web.languages import LANGUAGES, page_language, translations
 from urnkit.resolver.web.security import PAGE_HEADERS
 
@@ -75,7 +77,9 @@ def _environment(language: str) -> Environment:
         keep_lang=_keeping_language,
     )
     environment.policies["ext.i18n.trimmed"] = True  # as babel.cfg extracts them
-    environment.globals.update(lang=language, autonyms=AUTONYMS)
+    environment.globals.update(
+        lang=language, autonyms=AUTONYMS, line_chart=partial(line_chart, language=language)
+    )
     return environment
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from urnkit.resolver.domain import BrokenLink, LinkCheck, LinkState, Location
+from urnkit.resolver.domain import BrokenLink, LinkCheck, LinkState, Location, target_line
 from urnkit.resolver.store.queries.base import Queries, now, one_of, utc
 from urnkit.resolver.store.tables import link_checks, links, locations, organisations, records
 
@@ -44,16 +44,20 @@ def url_hash(url: str) -> str:
 
 
 def resolution_targets(found: Sequence[Location], broken: Collection[str]) -> str | None:
-    """What ``records.targets`` holds: the URLs of ``found`` (best first) not in ``broken`` and
-    not restricted to a network, one a line (a stored URL holds no line break:
-    ``check_locations``); None when none is left.
+    """What ``records.targets`` holds: the locations of ``found`` (best first) not in
+    ``broken`` and not restricted to a network, one a line, each its URL and, after a tab,
+    its media type if it has one (:func:`~urnkit.resolver.domain.target_line`); None when
+    none is left.
 
     >>> resolution_targets([Location("https://a.example/"), Location("https://b.example/"),
-    ...                     Location("https://c.example/", restricted_to="library")],
+    ...                     Location("https://c.example/", restricted_to="library"),
+    ...                     Location("https://d.example/", media_type="application/pdf")],
     ...                    {"https://a.example/"})
-    'https://b.example/'
+    'https://b.example/\\nhttps://d.example/\\tapplication/pdf'
     """
-    usable = (loc.url for loc in found if loc.url not in broken and loc.restricted_to is None)
+    usable = (
+        target_line(loc) for loc in found if loc.url not in broken and loc.restricted_to is None
+    )
     return "\n".join(usable) or None
 
 
@@ -63,11 +67,12 @@ def restricted_targets(
     """What ``records.restricted`` holds, of ``found`` (each location, best first, with the id
     of the organisation holding it): None unless a location not in ``broken`` is restricted to
     a network; then every location not in ``broken``, one a line: ``{holder}/{network}``, a tab
-    and its URL; an unrestricted one with nothing before the tab.
+    and the location as ``records.targets`` gives it (:func:`resolution_targets`); an
+    unrestricted one with nothing before the tab.
 
     >>> restricted_targets([(Location("https://a.example/", restricted_to="library"), 7),
-    ...                     (Location("https://b.example/"), 7)], ())
-    '7/library\\thttps://a.example/\\n\\thttps://b.example/'
+    ...                     (Location("https://b.example/", media_type="text/html"), 7)], ())
+    '7/library\\thttps://a.example/\\n\\thttps://b.example/\\ttext/html'
     >>> restricted_targets([(Location("https://b.example/"), 7)], ()) is None
     True
     """
@@ -75,7 +80,8 @@ def restricted_targets(
     if all(loc.restricted_to is None for loc, _ in usable):
         return None
     return "\n".join(
-        f"{'' if loc.restricted_to is None else f'{holder}/{loc.restricted_to}'}\t{loc.url}"
+        f"{'' if loc.restricted_to is None else f'{holder}/{loc.restricted_to}'}"
+        f"\t{target_line(loc)}"
         for loc, holder in usable
     )
 
@@ -235,6 +241,15 @@ class Links(Queries):
             for row in self.connection.execute(query)
         ]
 
+    def holders(self, url: str) -> set[str]:
+        """The organisations holding a location at ``url``, by name."""
+        query = (
+            sa.select(organisations.c.name)
+            .join(locations, locations.c.owner_id == organisations.c.id)
+            .where(locations.c.url == url)
+        )
+        return set(self.connection.scalars(query))
+
     def refresh_targets(self, urls: Collection[str]) -> int:
         """Recompute ``records.targets`` of every record with a location at one of ``urls``
         (after their link status changed); how many records that was."""
@@ -251,13 +266,16 @@ class Links(Queries):
                 sa.select(
                     locations.c.record_id,
                     locations.c.url,
+                    locations.c.media_type,
                     locations.c.restricted_to,
                     locations.c.owner_id,
                 )
                 .where(condition)
                 .order_by(locations.c.priority, locations.c.id)
             ):
-                location = Location(row.url, restricted_to=row.restricted_to)
+                location = Location(
+                    row.url, media_type=row.media_type, restricted_to=row.restricted_to
+                )
                 found.setdefault(row.record_id, []).append((location, row.owner_id))
             broken = broken_urls(
                 self.connection, (loc.url for locs in found.values() for loc, _ in locs)

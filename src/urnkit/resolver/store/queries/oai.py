@@ -8,10 +8,19 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
-from urnkit.resolver.domain import HarvestSource, Record
+from urnkit.resolver.domain import HarvestRun, HarvestSource, Record
 from urnkit.resolver.store.queries.base import Queries, now, utc
 from urnkit.resolver.store.queries.records import listing_condition, records_where
-from urnkit.resolver.store.tables import oai_items, oai_sources, organisations, prefixes, records
+from urnkit.resolver.store.tables import (
+    harvest_runs,
+    oai_items,
+    oai_sources,
+    organisations,
+    prefixes,
+    records,
+)
+
+HARVEST_RUNS_KEPT = 10  # the newest runs of each source kept in harvest_runs
 
 
 class OAI(Queries):
@@ -78,6 +87,79 @@ class OAI(Queries):
             .where(oai_sources.c.id == source_id)
             .values(granularity=granularity, next_from=next_from, harvested=now())
         )
+
+    def update_source(
+        self,
+        source_id: int,
+        base_url: str,
+        organisation_id: int,
+        url_pattern: str,
+        set_spec: str | None,
+        metadata_prefix: str,
+    ) -> bool:
+        """Change a harvest source; its next harvest is full when the feed it reads (base URL,
+        set, format) changed. False when there is no such source."""
+        feed = (oai_sources.c.base_url, oai_sources.c.set_spec, oai_sources.c.metadata_prefix)
+        same_feed = sa.and_(
+            *(
+                column.is_not_distinct_from(value)
+                for column, value in zip(feed, (base_url, set_spec, metadata_prefix), strict=True)
+            )
+        )
+        statement = (
+            sa.update(oai_sources)
+            .where(oai_sources.c.id == source_id)
+            .values(
+                base_url=base_url,
+                organisation_id=organisation_id,
+                url_pattern=url_pattern,
+                set_spec=set_spec,
+                metadata_prefix=metadata_prefix,
+                next_from=sa.case((same_feed, oai_sources.c.next_from), else_=None),
+            )
+        )
+        return self.connection.execute(statement).rowcount == 1
+
+    def record_run(self, run: HarvestRun) -> None:
+        """Keep a harvest's run; only the newest :data:`HARVEST_RUNS_KEPT` of its source stay."""
+        self.connection.execute(
+            harvest_runs.insert().values(
+                source_id=run.source_id,
+                started=run.started,
+                finished=run.finished,
+                outcome=run.outcome,
+                summary=run.summary,
+                refused=list(run.refused),
+            )
+        )
+        kept = (
+            sa.select(harvest_runs.c.id)
+            .where(harvest_runs.c.source_id == run.source_id)
+            .order_by(harvest_runs.c.id.desc())
+            .limit(HARVEST_RUNS_KEPT)
+        )
+        self.connection.execute(
+            sa.delete(harvest_runs).where(
+                harvest_runs.c.source_id == run.source_id,
+                harvest_runs.c.id.not_in(kept.scalar_subquery()),
+            )
+        )
+
+    def last_runs(self) -> dict[int, HarvestRun]:
+        """The last run of each source harvested, by the source's id."""
+        newest = sa.select(sa.func.max(harvest_runs.c.id)).group_by(harvest_runs.c.source_id)
+        query = sa.select(harvest_runs).where(harvest_runs.c.id.in_(newest.scalar_subquery()))
+        return {
+            row.source_id: HarvestRun(
+                row.source_id,
+                utc(row.started),
+                utc(row.finished),
+                row.outcome,
+                row.summary,
+                tuple(row.refused),
+            )
+            for row in self.connection.execute(query)
+        }
 
     def item_records(self, source_id: int, identifier: str) -> list[int]:
         """The ids of the records that a source's OAI item gave."""

@@ -8,7 +8,7 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
-from urnkit.resolver.domain import Principal
+from urnkit.resolver.domain import Principal, Token
 from urnkit.resolver.store.queries.base import Queries, now, utc
 from urnkit.resolver.store.tables import organisations, prefixes, tokens
 
@@ -119,6 +119,33 @@ class Organisations(Queries):
             .values(revoked=now())
         )
         return self.connection.execute(statement).rowcount == 1
+
+    def tokens(self, organisation: str | None = None) -> list[Token]:
+        """Every token, or an organisation's, newest first (revoked ones too)."""
+        query = (
+            sa.select(
+                tokens.c.id,
+                organisations.c.name,
+                tokens.c.role,
+                tokens.c.label,
+                tokens.c.created,
+                tokens.c.revoked,
+            )
+            .join(organisations)
+            .order_by(tokens.c.id.desc())
+        )
+        if organisation is not None:
+            query = query.where(organisations.c.name == organisation)
+        return [
+            Token(row[0], row[1], row[2], row[3], utc(row[4]), row[5] and utc(row[5]))
+            for row in self.connection.execute(query)
+        ]
+
+    def token_holder(self, token_id: int) -> str | None:
+        """The organisation holding the token with this id, if there is one."""
+        return self.connection.scalar(
+            sa.select(organisations.c.name).join(tokens).where(tokens.c.id == token_id)
+        )
 
     def principal(self, token: str) -> Principal | None:
         """Who holds ``token``, or None for an unknown or revoked token."""

@@ -226,14 +226,31 @@ class Records(Queries):
         title: str | None = None,
         url: str | None = None,
         identifier: str | None = None,
+        status: str | None = None,
+        holder: str | None = None,
+        key: str | None = None,
     ) -> list[tuple[int, Record]]:
         """Up to ``limit`` records with row id above ``after``, under ``prefix`` if given,
         with ``title`` in ``metadata.title`` (case-insensitive; on SQLite for ASCII letters
-        only), a location at ``url`` and carrying ``identifier`` (an equivalent URN in
-        ``metadata.identifiers``, or the ``metadata.local_id``) if given. A title is looked
-        up in its trigram index (migration title_search) when it has three characters or
-        more."""
+        only), a location at ``url``, carrying ``identifier`` (an equivalent URN in
+        ``metadata.identifiers``, or the ``metadata.local_id``), of ``status``, owned by the
+        organisation ``holder`` or granted to it (``location_grants``), and of equivalence
+        ``key``, each if given. A title is looked up in its trigram index (migration
+        title_search) when it has three characters or more."""
         condition = sa.and_(records.c.id > after, listing_condition(prefix, None, None))
+        if status is not None:
+            condition = sa.and_(condition, records.c.status == status)
+        if key is not None:
+            condition = sa.and_(condition, records.c.equivalence_key == key)
+        if holder is not None:
+            named = sa.select(organisations.c.id).where(organisations.c.name == holder)
+            granted = sa.select(location_grants.c.record_id).where(
+                location_grants.c.organisation_id == named.scalar_subquery()
+            )
+            condition = sa.and_(
+                condition,
+                sa.or_(records.c.owner_id == named.scalar_subquery(), records.c.id.in_(granted)),
+            )
         if url is not None:  # locations.url's index (a hash index on PostgreSQL)
             condition = sa.and_(
                 condition,
@@ -297,6 +314,42 @@ class Records(Queries):
             found += records_where(self.connection, chosen, records.c.id, limit=limit - len(found))
             after = ids[-1]
         return found
+
+    def held_page(
+        self,
+        organisation_id: int | None,
+        before: int,
+        limit: int,
+        *,
+        status: str | None = None,
+        prefix: str | None = None,
+        key: str | None = None,
+        title: str | None = None,
+    ) -> list[tuple[int, Record]]:
+        """Up to ``limit`` records, the newest first, with row id below ``before`` (0: any)
+        that the organisation owns or holds a grant on (any organisation's with None), each
+        filter applied if given: the ``status``, under ``prefix``, the equivalence ``key``,
+        ``title`` in ``metadata.title`` (case-insensitive for ASCII letters; read, not looked
+        up in an index: one organisation's records)."""
+        conditions = [listing_condition(prefix, None, None)]
+        if before:
+            conditions.append(records.c.id < before)
+        if organisation_id is not None:
+            granted = sa.select(location_grants.c.record_id).where(
+                location_grants.c.organisation_id == organisation_id
+            )
+            conditions.append(
+                sa.or_(records.c.owner_id == organisation_id, records.c.id.in_(granted))
+            )
+        if status is not None:
+            conditions.append(records.c.status == status)
+        if key is not None:
+            conditions.append(records.c.equivalence_key == key)
+        if title is not None:
+            stored = records.c.metadata["title"].as_string()
+            conditions.append(stored.ilike(f"%{_like_escaped(title)}%", escape="\\"))
+        newest = records.c.id.desc()
+        return records_where(self.connection, sa.and_(*conditions), newest, limit=limit)
 
     def by_ids(self, record_ids: Sequence[int]) -> list[tuple[int, Record]]:
         """The records with these row ids, with their locations, by id."""

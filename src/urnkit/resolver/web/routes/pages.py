@@ -1,7 +1,8 @@
 """The resolver's pages for people: home, search, the register of prefixes, statistics.
 
 Server-rendered HTML (Jinja2, autoescaped), usable without JavaScript; their JSON twins are
-``/api/v1/search``, ``/api/v1/prefixes`` and ``/api/v1/statistics``. Like the rest of the web
+``/api/v1/search``, ``/api/v1/prefixes``, ``/api/v1/statistics`` and
+``/api/v1/statistics/statuses``. Like the rest of the web
 layer these routes only read the request, call the service and render what it returns.
 
 >>> search_kind("URN:NBN:fi-1"), search_kind("https://example.org/"), search_kind("Thesis")
@@ -84,6 +85,13 @@ def statistics(
     services: ServiceDep,
     days: Annotated[int, Query(ge=1, le=MAX_STATISTICS_DAYS)] = STATISTICS_DAYS,
 ) -> HTMLResponse:
-    """Resolutions per prefix per day (UTC)."""
-    counts = services.overview.statistics(days)
-    return html_page(request, "statistics.html", counts=counts, days=days)
+    """Resolutions per prefix per day (UTC) and records by status at the end of each day, as
+    charts and tables."""
+    return html_page(
+        request,
+        "statistics.html",
+        counts=services.overview.statistics(days),
+        statuses=services.overview.record_statuses(days),
+        since=services.overview.statistics_since(days),
+        days=days,
+    )

@@ -127,6 +127,7 @@ async def resolve_request(request: Request) -> Response:
             resolution.alternates,
             resolution.predecessors,
             resolution.key,
+            resolution.media_types,
         )
     described = text if resolution.via is None else str(resolution.urn)  # the record's URN
     if wanted == LINKSET:  # a record of ours: its signposts, as the Accept header prefers

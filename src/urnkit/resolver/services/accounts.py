@@ -1,0 +1,212 @@
+"""Staff accounts: creation with a one-time password, sign-in (argon2, rate-limited in the
+database so the limit holds across every server process), password changes, disabling.
+
+>>> from urnkit.resolver.store import Store
+>>> store = Store("sqlite://")
+>>> store.upgrade()
+>>> with store.transaction() as tx:
+...     _ = tx.organisations.create("Library")
+>>> accounts = AccountService(store)
+>>> alice, one_time = accounts.create(ADMIN, "Library", "alice")
+>>> signed_in = accounts.authenticate("ALICE", one_time, "192.0.2.1")
+>>> signed_in.name, signed_in.must_change_password
+('alice', True)
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+from urnkit.resolver.domain import (
+    ROLES,
+    Account,
+    ConflictError,
+    ForbiddenError,
+    NotFoundError,
+    Principal,
+    SignInLimits,
+    TooManyAttemptsError,
+    UnacceptableError,
+    UnauthenticatedError,
+    check_password,
+    check_user_name,
+    name_key,
+)
+from urnkit.resolver.services.admin import organisation_id
+from urnkit.resolver.store import Store
+
+# argon2-cffi's defaults (RFC 9106 §4's second recommendation: argon2id, 64 MiB, 3 passes).
+_HASHER = PasswordHasher()
+# Verified when no account has the name, so that a sign-in takes as long either way.
+_DECOY = _HASHER.hash(secrets.token_urlsafe(16))
+ADMIN = Principal("command line", "admin", 0)  # the operator: every right of an admin
+LIMITS = SignInLimits()  # unless the settings say otherwise
+SESSION_SECRET = "staff-sessions"  # the name of the sessions' signing key in the database
+
+
+def one_time_password() -> str:
+    """A new one-time password: 120 random bits in 20 URL-safe characters.
+
+    >>> len(one_time_password())
+    20
+    """
+    return secrets.token_urlsafe(15)
+
+
+class AccountService:
+    """Staff accounts, their sign-in and their passwords."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def create(
+        self, principal: Principal, organisation: str, name: str, role: str = "registrant"
+    ) -> tuple[Account, str]:
+        """A new account of ``organisation`` (an admin's act) and its one-time password,
+        which is shown once and must be changed at the first sign-in."""
+        self.require_admin(principal)
+        check_user_name(name)
+        if role not in ROLES:
+            raise UnacceptableError(f"the role is one of {', '.join(ROLES)}", field="role")
+        password = one_time_password()
+        with self.store.transaction() as tx:
+            holder_id = organisation_id(tx, organisation)
+            account_id = tx.accounts.create(holder_id, name, role, _HASHER.hash(password))
+            if account_id is None:
+                raise ConflictError(f"an account called {name!r} exists", field="username")
+            account = tx.accounts.get(account_id)
+        assert account is not None  # made in this transaction
+        return account, password
+
+    def authenticate(
+        self, name: str, password: str, client: str | None, limits: SignInLimits = LIMITS
+    ) -> Account:
+        """The enabled account ``name`` whose password is ``password``; else
+        :class:`UnauthenticatedError`, which says nothing of which was wrong. After
+        ``limits.attempts`` failures within its window, for the account or from the
+        ``client`` address, :class:`TooManyAttemptsError` until the lockout ends."""
+        # A name no account can have (empty, a control character or NUL, which PostgreSQL's
+        # text refuses) is looked up nowhere: only its client address counts the failure.
+        possible = _possible_user_name(name)
+        subjects = [f"client:{client or 'unknown'}"]
+        if possible:
+            subjects.insert(0, f"account:{name_key(name)[:250]}")
+        with self.store.snapshot() as tx:
+            locked = tx.accounts.locked_until(subjects)
+            found = tx.accounts.by_name(name) if possible else None
+        if locked is not None:
+            raise TooManyAttemptsError(
+                "too many failed sign-ins: try again after "
+                f"{locked.isoformat(timespec='minutes')} (UTC)",
+                until=locked.isoformat(),
+            )
+        account, stored = found if found is not None else (None, _DECOY)
+        if not _verified(stored, password) or account is None or account.disabled:
+            with self.store.transaction() as tx:
+                tx.accounts.fail(subjects, limits)
+            raise UnauthenticatedError(
+                "the user name or the password is wrong, or the account is disabled",
+                field="password",
+            )
+        with self.store.transaction() as tx:
+            tx.accounts.succeed(subjects)
+            if _HASHER.check_needs_rehash(stored):
+                tx.accounts.set_password(
+                    account.id, _HASHER.hash(password), account.must_change_password
+                )
+                account = tx.accounts.get(account.id) or account
+        return account
+
+    def session_account(self, account_id: int, epoch: int) -> Account | None:
+        """The account a session names, if it is still enabled and the session's credential
+        epoch is still its own: re-read on every request, so that a disabling or a password
+        change ends every older session at once."""
+        with self.store.snapshot() as tx:
+            account = tx.accounts.get(account_id)
+        if account is None or account.disabled or account.epoch != epoch:
+            return None
+        return account
+
+    def change_password(self, account: Account, current: str, new: str) -> Account:
+        """Replace ``account``'s password, given its current one; the epoch advances (other
+        sessions of the account stop) and the new one need not be changed again."""
+        with self.store.snapshot() as tx:
+            found = tx.accounts.by_name(account.name)
+        if found is None or not _verified(found[1], current):
+            raise UnauthenticatedError("the current password is wrong", field="current")
+        check_password(new, field="new")
+        if new == current:
+            raise UnacceptableError(
+                "the new password must differ from the current one", field="new"
+            )
+        with self.store.transaction() as tx:
+            tx.accounts.set_password(account.id, _HASHER.hash(new), must_change=False)
+            changed = tx.accounts.get(account.id)
+        assert changed is not None
+        return changed
+
+    def set_disabled(self, principal: Principal, account_id: int, disabled: bool) -> None:
+        """Disable (its sessions stop at once) or enable an account: an admin's act."""
+        self.require_admin(principal)
+        if disabled and principal.account is not None:
+            with self.store.snapshot() as tx:
+                account = tx.accounts.get(account_id)
+            if account is not None and account.name == principal.account:
+                raise ConflictError("an admin cannot disable their own account")
+        with self.store.transaction() as tx:
+            if not tx.accounts.set_disabled(account_id, disabled):
+                raise NotFoundError(f"no account has the id {account_id}")
+
+    def named(self, principal: Principal, name: str) -> Account:
+        """The account called ``name`` (in any case), for an admin; else
+        :class:`NotFoundError`."""
+        self.require_admin(principal)
+        with self.store.snapshot() as tx:
+            found = tx.accounts.by_name(name) if name else None
+        if found is None:
+            raise NotFoundError(f"no account is called {name!r}", field="username")
+        return found[0]
+
+    def accounts(self, principal: Principal) -> list[Account]:
+        """Every account, for an admin."""
+        self.require_admin(principal)
+        with self.store.snapshot() as tx:
+            return tx.accounts.all()
+
+    def session_secret(self, configured: str = "") -> str:
+        """The key that signs sessions: ``configured`` (the ``staff_secret`` setting), else
+        one made once and kept in the database, so that every server shares it."""
+        if configured:
+            return configured
+        with self.store.transaction() as tx:
+            return tx.accounts.secret(SESSION_SECRET)
+
+    @staticmethod
+    def require_admin(principal: Principal) -> None:
+        """:class:`ForbiddenError` unless ``principal`` is an admin."""
+        if principal.role != "admin":
+            raise ForbiddenError("only an admin manages staff accounts")
+
+
+def _possible_user_name(name: str) -> bool:
+    """Whether an account could be called ``name``.
+
+    >>> _possible_user_name("alice"), _possible_user_name("al\\x00ice")
+    (True, False)
+    """
+    try:
+        check_user_name(name)
+    except UnacceptableError:
+        return False
+    return True
+
+
+def _verified(stored: str, password: str) -> bool:
+    """Whether ``password`` is the one ``stored`` (an argon2 hash) was made of."""
+    try:
+        return _HASHER.verify(stored, password)
+    except (VerificationError, InvalidHashError):
+        return False

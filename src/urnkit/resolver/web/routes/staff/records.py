@@ -1,0 +1,170 @@
+"""``/staff/records``: the records of the account's organisation (those it owns, and those it
+holds a grant on; an admin's: every record), filtered and a page at a time; registering one
+(``/staff/records/new``: a typed-in URN, or the next one generated in a prefix), reserving
+URNs, and the export as NDJSON or CSV. Each through the record services, as the API."""
+
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
+
+from urnkit.resolver.domain import Account, ResolverError, UnacceptableError
+from urnkit.resolver.services import Services
+from urnkit.resolver.services.transfer import export_lines
+from urnkit.resolver.web.deps import (
+    ServiceDep,
+    StaffAccount,
+    StaffForm,
+    StaffSessions,
+    csrf_checked,
+)
+from urnkit.resolver.web.record_forms import beside, location_of, metadata_of
+from urnkit.resolver.web.sessions import Sessions, staff_page
+
+RECORDS = "/staff/records"
+NEW = RECORDS + "/new"
+PAGE = 50  # records a page
+router = APIRouter(
+    include_in_schema=False,
+    default_response_class=HTMLResponse,
+    dependencies=[Depends(csrf_checked)],
+)
+Filter = Annotated[str | None, Query(max_length=2000)]
+
+
+def record_path(urn: str) -> str:
+    """The staff page of the record of ``urn``.
+
+    >>> record_path("urn:nbn:fi:test-1")
+    '/staff/records/urn:nbn:fi:test-1'
+    """
+    return f"{RECORDS}/{urn}"
+
+
+@router.get(RECORDS)
+def records(
+    request: Request,
+    services: ServiceDep,
+    sessions: StaffSessions,
+    account: StaffAccount,
+    status: Filter = None,
+    prefix: Filter = None,
+    q: Filter = None,
+    cursor: Annotated[int, Query(ge=0, le=2**63 - 1)] = 0,
+) -> HTMLResponse:
+    """A page of the records, filtered by status, prefix and a URN or part of a title."""
+    values = {"status": status or "", "prefix": prefix or "", "q": q or ""}
+    found: list[Any] = []
+    after = None
+    error = None
+    try:
+        found, after = services.overview.held_records(
+            account.principal(),
+            cursor,
+            PAGE,
+            status=status or None,
+            prefix=prefix or None,
+            text=(q or "").strip() or None,
+        )
+    except ResolverError as refused:
+        error = beside(refused, "q")
+    return staff_page(
+        request,
+        sessions,
+        "staff/records.html",
+        error=error,
+        account=account,
+        records=found,
+        after=after,
+        values=values,
+    )
+
+
+def _new_page(
+    request: Request, services: Services, sessions: Sessions, account: Account, **context: Any
+) -> HTMLResponse:
+    prefixes = services.overview.prefixes(account.principal())
+    page = "staff/record_new.html"
+    return staff_page(request, sessions, page, account=account, prefixes=prefixes, **context)
+
+
+@router.get(NEW)
+def new_record_form(
+    request: Request, services: ServiceDep, sessions: StaffSessions, account: StaffAccount
+) -> HTMLResponse:
+    return _new_page(request, services, sessions, account, values={"how": "typed"})
+
+
+@router.post(NEW)
+def register(
+    request: Request,
+    services: ServiceDep,
+    sessions: StaffSessions,
+    account: StaffAccount,
+    form: StaffForm,
+) -> Response:
+    """Register a record: the typed-in URN (refused if registered, filled in if reserved), or
+    the next one of the chosen prefix; with its first location, if one is given, and its
+    metadata. A generated URN stays reserved if the rest is refused: the form then names it."""
+    principal = account.principal()
+    values = dict(form)
+    try:
+        metadata = metadata_of(form)
+        found = [location_of(form)] if form.get("url", "").strip() else []
+        urn = form.get("urn", "").strip()
+        if form.get("how") == "generated":
+            try:
+                urn = services.records.generate(principal, form.get("prefix", ""))[0].urn
+            except ResolverError as error:
+                raise beside(error, "prefix") from None
+            values |= {"how": "typed", "urn": urn}  # reserved now: kept if the rest fails
+        record, _ = services.records.put(principal, urn, found, metadata, overwrite=False)
+    except ResolverError as error:
+        return _new_page(
+            request, services, sessions, account, error=beside(error, "urn"), values=values
+        )
+    return RedirectResponse(record_path(record.urn), 303)
+
+
+@router.post(RECORDS + "/reserve")
+def reserve(
+    request: Request,
+    services: ServiceDep,
+    sessions: StaffSessions,
+    account: StaffAccount,
+    form: StaffForm,
+) -> Response:
+    """Reserve a number of new URNs in a prefix; on to the list of reserved ones there."""
+    prefix = form.get("reserve_prefix", "")
+    written = form.get("count", "").strip()
+    try:
+        if not written.isascii() or not written.isdigit() or len(written) > 9:
+            raise UnacceptableError("the count is a whole number, 1 or more", field="count")
+        services.records.generate(account.principal(), prefix, int(written))
+    except ResolverError as error:
+        values = {"how": "typed", "reserve_prefix": prefix, "count": written}
+        error = beside(error, "reserve_prefix")
+        return _new_page(request, services, sessions, account, error=error, values=values)
+    query = urlencode({"status": "reserved", "prefix": prefix})
+    return RedirectResponse(f"{RECORDS}?{query}", 303)
+
+
+@router.get(RECORDS + "/export")
+def export(
+    services: ServiceDep,
+    account: StaffAccount,
+    format: Annotated[str, Query(max_length=10)] = "ndjson",
+) -> Response:
+    """The records of the account's organisation, as ``urnkit export`` writes them, to
+    download."""
+    lines = export_lines(services.overview.held_export(account.principal()), format)
+    media = "text/csv" if format == "csv" else "application/x-ndjson"
+    return StreamingResponse(
+        lines,
+        media_type=f"{media}; charset=utf-8",
+        headers={
+            "Content-Disposition": f'attachment; filename="records.{format}"',
+            "Cache-Control": "no-store",
+        },
+    )

@@ -1,0 +1,59 @@
+"""Signing in to the staff pages as a browser would, over HTTP: the account made with
+``urnkit admin create-user`` (its one-time password the last line), the sign-in form's CSRF
+token read from the page, the password changed at first sign-in. Example::
+
+    with signed_in(resolver, "Test Library", "registrant") as (client, name, password):
+        client.get("/staff/tokens")
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+from resolver_support import Resolver, urnkit
+
+CSRF = re.compile(r'name="csrf" value="([0-9a-f]+)"')
+
+
+def csrf_of(page: httpx.Response) -> str:
+    """The CSRF token of a page's forms."""
+    match = CSRF.search(page.text)
+    assert match is not None, page.text
+    return match[1]
+
+
+def create_user(resolver: Resolver, organisation: str, role: str) -> tuple[str, str]:
+    """A new account's name and its one-time password (the command's last line)."""
+    name = f"user-{secrets.token_hex(4)}"
+    done = urnkit(
+        *("admin", "create-user", organisation, name, "--role", role),
+        *("--database-url", resolver.database_url),
+    )
+    return name, done.stdout.splitlines()[-1]
+
+
+def sign_in(client: httpx.Client, name: str, password: str, **extra: str) -> httpx.Response:
+    """Post the sign-in form, as the sign-in page gives it."""
+    form = client.get("/staff/sign-in")
+    fields = {"username": name, "password": password, "csrf": csrf_of(form), **extra}
+    return client.post("/staff/sign-in", data=fields)
+
+
+@contextmanager
+def signed_in(
+    resolver: Resolver, organisation: str, role: str
+) -> Iterator[tuple[httpx.Client, str, str]]:
+    """A client signed in as a new account of ``organisation``, its password changed; the
+    account's name and password."""
+    name, one_time = create_user(resolver, organisation, role)
+    password = secrets.token_urlsafe(16)
+    with httpx.Client(base_url=resolver.base_url, timeout=30) as client:
+        assert sign_in(client, name, one_time).headers["location"] == "/staff/password"
+        page = client.get("/staff/password")
+        fields = {"current": one_time, "new": password, "csrf": csrf_of(page)}
+        assert client.post("/staff/password", data=fields).status_code == 303
+        yield client, name, password

@@ -1,0 +1,201 @@
+"""The staff pages of records as a person uses them: headless Chromium against ``urnkit serve`` on
+SQLite and PostgreSQL, signed in through the forms, typing and pressing buttons (the location
+buttons with the keyboard), each page audited for accessibility and kept as a screenshot under
+``test-artifacts/screenshots/``. What the pages did is read back through the API."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from browser_support import audit, chromium, left, screenshot
+from resolver_support import Resolver
+from selenium.webdriver import Chrome
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+from staff_support import create_user
+
+STAFF_COOKIE = "urnkit_staff"
+
+
+@pytest.fixture(scope="module")
+def browser(resolver: Resolver) -> Iterator[Chrome]:
+    """One headless Chromium for the module, signed in as a new registrant of "Test Library"
+    through the sign-in and password forms."""
+    name, once = create_user(resolver, "Test Library", "registrant")
+    with chromium() as driver:
+        driver.get(resolver.base_url + "/staff/sign-in")
+        type_into(driver, {"username": name, "password": once})
+        press(driver, "Sign in")
+        type_into(driver, {"current": once, "new": "a long enough staff password"})
+        press(driver, "Change password")
+        assert driver.current_url.endswith("/staff/"), driver.current_url
+        yield driver
+
+
+@pytest.fixture
+def shot(browser: Chrome, request: pytest.FixtureRequest) -> Callable[[str], None]:
+    """Save a screenshot named after the test (and its database) and ``what``, after the
+    accessibility audit of the page and with no script on it."""
+
+    def save(what: str) -> None:
+        screenshot(browser, f"{request.node.name}-{what}")
+        assert audit(browser) == []
+        assert browser.find_elements(By.TAG_NAME, "script") == []
+
+    return save
+
+
+def type_into(browser: Chrome, fields: dict[str, str]) -> None:
+    for name, text in fields.items():
+        field = browser.find_element(By.ID, name)
+        field.clear()
+        field.send_keys(text)
+
+
+def press(browser: Chrome, label: str) -> None:
+    """Press Enter on the button ``label`` (the keyboard alone) and wait for the page it
+    leads to."""
+    page = browser.find_element(By.TAG_NAME, "html")
+    button = browser.find_element(By.XPATH, f"//button[normalize-space()={label!r}]")
+    button.send_keys(Keys.ENTER)
+    WebDriverWait(browser, 10).until(left(page))
+
+
+def enter(browser: Chrome, label: str) -> None:
+    """Press Enter on the button labelled ``label`` (its aria-label): the keyboard alone."""
+    page = browser.find_element(By.TAG_NAME, "html")
+    browser.find_element(By.XPATH, f"//button[@aria-label={label!r}]").send_keys(Keys.ENTER)
+    WebDriverWait(browser, 10).until(left(page))
+
+
+def record(api: httpx.Client, urn: str) -> dict[str, Any]:
+    found: dict[str, Any] = api.get(f"/api/v1/urns/{urn}").json()
+    return found
+
+
+def register(browser: Chrome, base_url: str, urn: str, title: str, url: str = "") -> None:
+    browser.get(base_url + "/staff/records/new")
+    type_into(browser, {"urn": urn, "title": title, "url": url})
+    press(browser, "Register")
+
+
+def test_a_typed_in_urn_is_registered(
+    browser: Chrome, resolver: Resolver, api: httpx.Client, shot: Any, unique: str
+) -> None:
+    urn = f"urn:nbn:fi:test-browser{unique}"
+    browser.get(resolver.base_url + "/staff/records/new")
+    shot("form")
+    type_into(browser, {"urn": urn, "title": "Typed in", "url": "https://example.org/typed"})
+    type_into(browser, {"creators": "Ann Author", "media_type": "text/html"})
+    press(browser, "Register")
+    assert browser.current_url == f"{resolver.base_url}/staff/records/{urn}"
+    shot("registered")
+    registered = record(api, urn)
+    assert registered["metadata"] == {"title": "Typed in", "creators": ["Ann Author"]}
+    assert registered["locations"][0]["media_type"] == "text/html"
+
+
+def test_a_refusal_is_shown_beside_its_field(
+    browser: Chrome, resolver: Resolver, shot: Any, unique: str
+) -> None:
+    register(browser, resolver.base_url, "urn:nbn:fi:test-", "No NSS")
+    field = browser.find_element(By.ID, "urn")
+    assert field.get_attribute("aria-invalid") == "true"
+    assert browser.find_element(By.ID, "urn-error").text
+    shot("refused")
+
+
+def test_the_next_urn_of_a_prefix_is_generated(
+    browser: Chrome, resolver: Resolver, api: httpx.Client, shot: Any
+) -> None:
+    browser.get(resolver.base_url + "/staff/records/new")
+    browser.find_element(By.ID, "how-generated").click()
+    type_into(browser, {"title": "Generated in the browser"})
+    press(browser, "Register")
+    urn = browser.current_url.removeprefix(resolver.base_url + "/staff/records/")
+    assert urn.startswith("urn:nbn:fi:test-")
+    assert record(api, urn)["metadata"] == {"title": "Generated in the browser"}
+    shot("generated")
+
+
+def test_metadata_is_edited_and_locations_added_moved_and_removed(
+    browser: Chrome, resolver: Resolver, api: httpx.Client, shot: Any, unique: str
+) -> None:
+    urn = f"urn:nbn:fi:test-browsed{unique}"
+    first, second = "https://example.org/first", "https://example.org/second"
+    register(browser, resolver.base_url, urn, "Before", first)
+    type_into(browser, {"title": "After", "date": "2026"})
+    press(browser, "Save metadata")
+    assert record(api, urn)["metadata"] == {"title": "After", "date": "2026"}
+    type_into(browser, {"url": second, "label": "Second copy"})
+    press(browser, "Add location")
+    shot("two-locations")
+    enter(browser, f"Move {second} up")
+    assert [x["url"] for x in record(api, urn)["locations"]] == [second, first]
+    enter(browser, f"Remove {first}")
+    assert [x["url"] for x in record(api, urn)["locations"]] == [second]
+    shot("moved-and-removed")
+
+
+def test_a_record_is_deactivated_naming_a_successor_found_by_title(
+    browser: Chrome, resolver: Resolver, api: httpx.Client, shot: Any, unique: str
+) -> None:
+    old, new = f"urn:nbn:fi:test-first{unique}", f"urn:nbn:fi:test-second{unique}"
+    register(browser, resolver.base_url, new, f"Second edition {unique}")
+    register(browser, resolver.base_url, old, f"First edition {unique}")
+    page = browser.find_element(By.TAG_NAME, "html")
+    browser.find_element(By.LINK_TEXT, "Deactivate this URN, naming its successors").click()
+    WebDriverWait(browser, 10).until(left(page))
+    type_into(browser, {"q": f"second edition {unique}"})
+    press(browser, "Find")
+    found = browser.find_element(By.XPATH, f"//label[contains(., '{new}')]")
+    shot("found")
+    found.click()  # its label ticks the checkbox
+    type_into(browser, {"note": "A second edition replaces it"})
+    press(browser, "Deactivate")
+    deactivated = record(api, old)
+    assert (deactivated["status"], deactivated["successors"]) == ("deactivated", [new])
+    shot("deactivated")
+
+
+def test_three_urns_are_reserved_and_one_filled_in(
+    browser: Chrome, resolver: Resolver, api: httpx.Client, shot: Any
+) -> None:
+    browser.get(resolver.base_url + "/staff/records/new")
+    type_into(browser, {"count": "3"})
+    press(browser, "Reserve")
+    links = browser.find_elements(By.CSS_SELECTOR, "main table a")[:3]
+    shot("reserved")
+    urns = [link.text for link in links]
+    assert all(record(api, urn)["status"] == "reserved" for urn in urns)
+    page = browser.find_element(By.TAG_NAME, "html")
+    links[0].click()
+    WebDriverWait(browser, 10).until(left(page))
+    type_into(browser, {"url": "https://example.org/filled", "title": "Filled in"})
+    shot("fill")
+    press(browser, "Fill in and activate")
+    filled = record(api, urns[0])
+    assert (filled["status"], filled["metadata"]) == ("active", {"title": "Filled in"})
+    assert record(api, urns[1])["status"] == "reserved"
+
+
+def test_the_records_are_exported(
+    browser: Chrome, resolver: Resolver, shot: Any, unique: str
+) -> None:
+    urn = f"urn:nbn:fi:test-export{unique}"
+    register(browser, resolver.base_url, urn, "Exported")
+    browser.get(resolver.base_url + "/staff/records")
+    shot("records")
+    link = browser.find_element(By.LINK_TEXT, "NDJSON").get_attribute("href")
+    assert link is not None
+    cookie = browser.get_cookie(STAFF_COOKIE)
+    assert cookie is not None
+    download = httpx.get(link, cookies={STAFF_COOKIE: cookie["value"]}, timeout=30)
+    assert download.headers["content-disposition"].startswith("attachment")
+    exported = [json.loads(line)["urn"] for line in download.text.splitlines()]
+    assert urn in exported

@@ -1,0 +1,230 @@
+"""The registrants' staff pages over HTTP, on SQLite and PostgreSQL: a record's history with
+the differences of each change, the upload previewed then committed, the broken links
+rechecked; each kept to the account's organisation."""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import sqlalchemy as sa
+from resolver_support import Resolver, register
+from staff_support import csrf_of, signed_in
+
+from urnkit.resolver.store import Store
+from urnkit.resolver.store.tables import records
+
+
+def _rows(page: httpx.Response) -> list[str]:
+    """The text of each row of the page's tables, tags dropped, entities decoded."""
+    rows = re.findall(r"<tr>(.*?)</tr>", page.text, re.S)
+    return [" ".join(html.unescape(re.sub(r"<[^>]+>", " ", row)).split()) for row in rows]
+
+
+def test_history_shows_each_change_with_its_differences(
+    resolver: Resolver, api: httpx.Client, unique: str
+) -> None:
+    urn = f"urn:nbn:fi:test-{unique}"
+    register(api, urn, [{"url": "https://example.org/one"}], {"title": "One"})
+    patch = {"metadata": {"title": "Two", "year": 2026}}
+    assert api.patch(f"/api/v1/urns/{urn}", json=patch).status_code == 200
+    with signed_in(resolver, "Test Library", "registrant") as (client, _, _):
+        page = client.get(f"/staff/records/{urn}/history")
+        assert page.status_code == 200, page.text
+        rows = _rows(page)
+        assert "metadata title changed One Two" in rows
+        assert "metadata year added — 2026" in rows
+        assert any(r.startswith("location https://example.org/one added — {") for r in rows)
+        assert page.text.count("(token ") == 2
+        assert f'href="/staff/records/{urn}"' in page.text
+
+
+class Site:
+    """A local HTTP server answering every request with ``status`` (changed at will)."""
+
+    def __init__(self) -> None:
+        self.status = 404
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_HEAD(self) -> None:
+                self.send_response(site.status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def do_GET(self) -> None:
+                self.do_HEAD()
+
+            def log_message(self, *_: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/"
+
+
+@contextmanager
+def site() -> Iterator[Site]:
+    """A :class:`Site` serving in a thread until the block ends."""
+    made = Site()
+    thread = threading.Thread(target=made.server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield made
+    finally:
+        made.server.shutdown()
+        made.server.server_close()
+
+
+def _recheck(client: httpx.Client, url: str) -> httpx.Response:
+    """Post the recheck of ``url``, as the links page's form does."""
+    page = client.get("/staff/links")
+    return client.post("/staff/links/recheck", data={"url": url, "csrf": csrf_of(page)})
+
+
+def test_a_broken_link_rechecked_turns_good(
+    resolver: Resolver, api: httpx.Client, unique: str
+) -> None:
+    with site() as answering, signed_in(resolver, "Test Library", "registrant") as (client, _, _):
+        url = answering.url + unique
+        urn = f"urn:nbn:fi:test-{unique}"
+        register(api, urn, [{"url": url}])
+        assert url not in client.get("/staff/links").text  # never checked: not broken
+        done = _recheck(client, url)
+        assert done.status_code == 303
+        assert done.headers["location"].startswith("/staff/links?checked=")
+        shown = client.get(done.headers["location"])
+        row = next(r for r in _rows(shown) if r.startswith(url))
+        assert f"{url} {urn} broken (HTTP 404)" in row
+        assert "Checked now" in shown.text
+        answering.status = 200
+        again = client.get(_recheck(client, url).headers["location"])
+        assert not any(r.startswith(url) for r in _rows(again))  # no longer broken
+        assert re.search(r"<code>[^<]*</code>: working \(HTTP 200\)", again.text)
+
+
+def test_another_organisations_pages_are_refused(
+    resolver: Resolver, api: httpx.Client, other: httpx.Client, unique: str
+) -> None:
+    with site() as answering:
+        url = answering.url + unique
+        urn = f"urn:nbn:fi:test-{unique}"
+        register(api, urn, [{"url": url}])
+        with signed_in(resolver, "Test Library", "registrant") as (client, _, _):
+            assert _recheck(client, url).status_code == 303  # broken now (404)
+            assert url in client.get("/staff/links").text
+        with signed_in(resolver, "Other Library", "registrant") as (client, _, _):
+            history = client.get(f"/staff/records/{urn}/history")
+            assert history.status_code == 404
+            missing = client.get(f"/staff/records/urn:nbn:fi:test-{unique}x/history")
+            assert missing.status_code == 404
+            # Not told apart: the same page, but for the URN it names.
+            assert history.text.replace(urn, "") == missing.text.replace(urn + "x", "")
+            assert url not in client.get("/staff/links").text
+            peeked = client.get("/staff/links", params={"checked": url})
+            assert peeked.status_code == 403
+            assert "HTTP 404" not in peeked.text
+            forged = _recheck(client, url)  # a valid session and CSRF token, not its link
+            assert forged.status_code == 403
+            assert 'id="url-error"' in forged.text
+
+
+def _count(store: Store) -> int:
+    with store.snapshot() as tx:
+        return int(tx.connection.scalar(sa.select(sa.func.count()).select_from(records)) or 0)
+
+
+def _preview(client: httpx.Client, content: bytes, **fields: str) -> httpx.Response:
+    """Post the upload form with ``content`` as a CSV file."""
+    form = client.get("/staff/upload")
+    files = {"file": ("records.csv", content, "text/csv")}
+    return client.post("/staff/upload", data={"csrf": csrf_of(form), **fields}, files=files)
+
+
+def _commit_fields(page: httpx.Response) -> dict[str, str]:
+    """The hidden fields of the preview's commit form."""
+    form = page.text.split('action="/staff/upload/commit"')[1].split("</form>")[0]
+    return dict(re.findall(r'name="([a-z]+)" value="([^"]*)"', form))
+
+
+def _commit(client: httpx.Client, fields: dict[str, str]) -> httpx.Response:
+    """Post the commit form as the browser sends it (multipart)."""
+    parts = {name: (None, value) for name, value in fields.items()}
+    return client.post("/staff/upload/commit", files=parts)
+
+
+def test_an_upload_is_previewed_then_committed_as_previewed(
+    resolver: Resolver, server_database: Store, unique: str
+) -> None:
+    good = f"urn:nbn:fi:test-{unique}"
+    content = (
+        f'urn,url,metadata\n{good},https://example.org/{unique},"{{""title"": ""One""}}"\n'
+        f"urn:nbn:fi:other-{unique},https://example.org/x,\n"
+    ).encode()
+    with signed_in(resolver, "Test Library", "registrant") as (client, name, _):
+        before = _count(server_database)
+        page = _preview(client, content)
+        assert page.status_code == 200, page.text
+        rows = _rows(page)
+        assert rows[1].startswith(f"2 {good} created")
+        assert rows[2].startswith(f"3 urn:nbn:fi:other-{unique} refused (not written)")
+        assert "is not delegated to 'Test Library'" in rows[2]
+        assert _count(server_database) == before  # nothing written by the preview
+        done = _commit(client, _commit_fields(page))
+        assert done.status_code == 303
+        assert done.headers["location"] == "/staff/upload?written=1"
+        assert _count(server_database) == before + 1
+        assert "1 row written." in client.get(done.headers["location"]).text
+        # Uploaded again, changed, by the same account: history names it twice, each diff.
+        changed = content.replace(b"One", b"Two")
+        again = _preview(client, changed, change="yes")
+        assert _rows(again)[1].startswith(f"2 {good} replaced (1 difference)")
+        assert _commit(client, _commit_fields(again)).status_code == 303
+        history = client.get(f"/staff/records/{good}/history")
+        assert history.text.count(f"Test Library (account {name})") == 2
+        shown = _rows(history)
+        assert "metadata title changed One Two" in shown
+        assert "metadata title added — One" in shown
+
+
+def test_a_file_changed_since_its_preview_is_refused(
+    resolver: Resolver, server_database: Store, unique: str
+) -> None:
+    content = f"urn\nurn:nbn:fi:test-{unique}\n".encode()
+    with signed_in(resolver, "Test Library", "registrant") as (client, _, _):
+        fields = _commit_fields(_preview(client, content))
+        before = _count(server_database)
+        longer = content + f"urn:nbn:fi:test-{unique}b\n".encode()
+        fields["content"] = base64.b64encode(longer).decode("ascii")
+        refused = _commit(client, fields)
+        assert refused.status_code == 409
+        assert 'id="file-error"' in refused.text
+        assert "changed since its preview" in refused.text
+        assert _count(server_database) == before
+
+
+def test_a_forged_commit_for_another_organisation_is_refused(
+    resolver: Resolver, server_database: Store, unique: str
+) -> None:
+    content = f"urn\nurn:nbn:fi:test-{unique}\n".encode()
+    with signed_in(resolver, "Test Library", "registrant") as (client, _, _):
+        fields = _commit_fields(_preview(client, content))
+    before = _count(server_database)
+    with signed_in(resolver, "Other Library", "registrant") as (client, _, _):
+        fields["csrf"] = csrf_of(client.get("/staff/upload"))  # its own valid session and token
+        refused = _commit(client, fields)
+        assert refused.status_code in (403, 409)
+        assert _count(server_database) == before
+
+
+def test_a_file_too_large_is_refused_beside_the_field(resolver: Resolver) -> None:
+    with signed_in(resolver, "Test Library", "registrant") as (client, _, _):
+        refused = _preview(client, b"urn\n" + b"x" * (10 * 2**20))
+        assert refused.status_code == 422
+        assert 'aria-describedby="file-error"' in refused.text
+        assert "at most 10,485,760 are taken" in refused.text
