@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from urnkit.resolver.store import Store, metadata
 from urnkit.resolver.store.fast_lookup import RESOLUTION_QUERY
 from urnkit.resolver.store.tables import (
+    harvest_runs,
     history,
     link_checks,
     links,
@@ -94,6 +95,14 @@ NEEDS: list[tuple[str, str, Any]] = [
         "ix_record_identifiers_record_id",
         "ix_record_identifiers_record_id",
         sa.select(record_identifiers.c.key).where(record_identifiers.c.record_id == 7),
+    ),
+    # A harvest source's newest runs, the older ones pruned (queries/oai.py record_run).
+    (
+        "ix_harvest_runs_source_id",
+        "ix_harvest_runs_source_id",
+        sa.select(harvest_runs.c.id)
+        .where(harvest_runs.c.source_id == 3)
+        .order_by(harvest_runs.c.id.desc()),
     ),
     # Whether an organisation's local id is held (the unique constraint's index).
     (

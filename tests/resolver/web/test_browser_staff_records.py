@@ -16,7 +16,7 @@ from resolver_support import Resolver
 from selenium.webdriver import Chrome
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 from staff_support import create_user
 
 STAFF_COOKIE = "urnkit_staff"
@@ -115,6 +115,7 @@ def test_the_next_urn_of_a_prefix_is_generated(
 ) -> None:
     browser.get(resolver.base_url + "/staff/records/new")
     browser.find_element(By.ID, "how-generated").click()
+    Select(browser.find_element(By.ID, "prefix")).select_by_visible_text("fi:test")
     type_into(browser, {"title": "Generated in the browser"})
     press(browser, "Register")
     urn = browser.current_url.removeprefix(resolver.base_url + "/staff/records/")

@@ -204,7 +204,14 @@ def test_the_overview_counts_what_the_database_holds(
         shown = re.search(rf'id="status-{status}">([^<]*)<', page)
         assert shown is not None
         assert int(shown[1].replace(",", "")) == count
-    under = _scalar(resolver, "SELECT count(*) FROM records WHERE prefix LIKE 'fi:test%'")
+    # A URN counts for the longest delegated prefix covering its own (RFC 8458 §4.3): fi:test
+    # itself and its sub-namespaces (fi:test:…, not fi:testx), less those delegated further.
+    under = _scalar(
+        resolver,
+        "SELECT count(*) FROM records r WHERE (r.prefix = 'fi:test' OR r.prefix LIKE 'fi:test:%')"
+        " AND NOT EXISTS (SELECT 1 FROM prefixes p WHERE p.prefix LIKE 'fi:test:%'"
+        " AND (r.prefix = p.prefix OR r.prefix LIKE p.prefix || ':%'))",
+    )
     shown = re.search(r"<code>fi:test</code></th><td>Test Library</td><td[^>]*>([^<]*)<", page)
     assert shown is not None
     assert int(shown[1].replace(",", "")) == under

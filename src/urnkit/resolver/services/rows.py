@@ -14,6 +14,10 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
+CELL_LIMIT = 2**31 - 1
+"""The csv module's field limit while a file is read: its default, 128 KiB, is less than an
+exported record's locations cell can hold (a hundred locations of long URLs and labels)."""
+
 Reject = Callable[[int, Any, str], None]
 """Told of a row that cannot be imported: its line, the row (or the line's text), the reason."""
 
@@ -70,6 +74,7 @@ def csv_rows(stream: BinaryIO, reject: Reject) -> Iterator[tuple[int, dict[str, 
     ``locations`` (a JSON array) or ``url`` (one location), ``metadata`` (a JSON object),
     ``successors`` (space-separated), ``note``. A row whose cell is not JSON goes to ``reject``;
     a line that is not UTF-8 stops the file (:class:`ValueError`)."""
+    csv.field_size_limit(CELL_LIMIT)  # the module's own setting: no reader takes one
     reader = csv.DictReader(_decoded(raw, line) for line, raw in enumerate(stream, 1))
     if reader.fieldnames is None or "urn" not in reader.fieldnames:
         raise ValueError("line 1: a CSV import needs a header row with a 'urn' column")

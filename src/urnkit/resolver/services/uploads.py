@@ -230,7 +230,7 @@ def _outcome(current: Record | None, after: Record, changed: Sequence[Difference
 
 def _fields(row: Mapping[str, Any]) -> tuple[str, str, Mapping[str, Any], list[Any], list[str]]:
     """A row's URN, status, metadata, locations and successors, each checked as the API
-    checks it; a refusal names its ``field``."""
+    checks it; a refusal names the row's ``field`` (``locations``, not a location's ``url``)."""
     text = str(row.get("urn") or "")
     field = "urn"
     try:
@@ -259,7 +259,7 @@ def _fields(row: Mapping[str, Any]) -> tuple[str, str, Mapping[str, Any], list[A
         if not isinstance(row.get("note") or "", str):
             raise UnacceptableError("'note' must be text")
     except ResolverError as error:
-        error.extensions.setdefault("field", field)
+        error.extensions["field"] = field
         raise
     return text, status, metadata, found, successors
 
