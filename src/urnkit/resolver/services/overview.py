@@ -96,57 +96,6 @@ class OverviewService:
             raise UnacceptableError(f"days is 1 to {MAX_STATISTICS_DAYS}, not {days}")
         return now().date() - timedelta(days=days - 1)
 
-    def records_of(
-        self,
-        principal: Principal,
-        text: str | None = None,
-        *,
-        status: str | None = None,
-        prefix: str | None = None,
-        cursor: int = 0,
-        limit: int = 20,
-    ) -> tuple[list[Record], int | None]:
-        """A page of the records ``principal`` writes (its organisation's and those granted to
-        it; an admin's: all), of ``status``, under ``prefix``, and found by ``text`` (a URN:
-        its equivalents; else a part of the title), each if given; the cursor of the next
-        page. Each record shows the locations the principal may see. A refusal names its
-        ``field``.
-
-        >>> from urnkit.resolver.services import Services
-        >>> services = Services(Store("sqlite://"))
-        >>> services.overview.records_of(Principal("Library", "registrant", 1), status="lost")
-        Traceback (most recent call last):
-        ...
-        urnkit.resolver.domain.UnacceptableError: no status is called 'lost' (reserved, active, deactivated)
-        """  # noqa: E501
-        if status is not None and status not in STATUSES:
-            raise UnacceptableError(
-                f"no status is called {status!r} ({', '.join(STATUSES)})", field="status"
-            )
-        if prefix is not None:
-            try:
-                prefix = normalize_prefix(prefix)
-            except (InvalidURNError, UnacceptableError) as error:
-                error.extensions["field"] = "prefix"
-                raise
-        only = {
-            "status": status,
-            "holder": None if principal.role == "admin" else principal.organisation,
-        }
-        title = None
-        if text:
-            try:
-                self._searchable("text", text)
-            except UnacceptableError as error:
-                error.extensions["field"] = "text"
-                raise
-            try:
-                only["key"] = parse_urn(text).equivalence_key()
-            except InvalidURNError:
-                title = text
-        reader = AccessService.reader(principal)
-        return self.records.records(prefix, cursor, limit, title=title, reader=reader, **only)
-
     @staticmethod
     def _searchable(by: str, text: str) -> None:
         """:class:`UnacceptableError` for an empty text or one with a control character."""
@@ -214,19 +163,33 @@ class OverviewService:
     ) -> tuple[list[Record], int | None]:
         """A page of the records ``principal``'s organisation owns or holds a grant on (an
         admin's: every record), the newest first, and the cursor of the next, filtered by
-        ``status``, ``prefix`` and ``text``: a URN (its equivalents) or a part of the title."""
+        ``status``, ``prefix`` and ``text``: a URN (its equivalents) or a part of the title.
+        A refusal of the status or prefix names its ``field``; of the text, none (it is the
+        caller's search box).
+
+        >>> from urnkit.resolver.services import Services
+        >>> services = Services(Store("sqlite://"))
+        >>> services.overview.held_records(Principal("Library", "registrant", 1), status="lost")
+        Traceback (most recent call last):
+        ...
+        urnkit.resolver.domain.UnacceptableError: no status is called 'lost' (reserved, active, deactivated)
+        """  # noqa: E501
         if status is not None and status not in STATUSES:
-            raise UnacceptableError(f"a status is one of {', '.join(STATUSES)}", field="status")
+            raise UnacceptableError(
+                f"no status is called {status!r} ({', '.join(STATUSES)})", field="status"
+            )
         try:
             normalized = None if prefix is None else normalize_prefix(prefix)
-        except UnacceptableError as error:
+        except (InvalidURNError, UnacceptableError) as error:
             error.extensions["field"] = "prefix"
             raise
         key = title = None
-        if text is not None and text[:4].lower() == "urn:":
-            key = parse_urn(text).equivalence_key()
-        else:
-            title = text
+        if text is not None:
+            self._searchable("text", text)
+            if text[:4].lower() == "urn:":
+                key = parse_urn(text).equivalence_key()
+            else:
+                title = text
         with self.store.snapshot() as tx:
             organisation_id = (
                 None if principal.role == "admin" else tx.organisations.id(principal.organisation)

@@ -168,17 +168,15 @@ class RecordService:
         url: str | None = None,
         identifier: str | None = None,
         reader: Reader | None = None,
-        **only: str | None,
     ) -> tuple[list[Record], int | None]:
         """A page of records (under ``prefix``, with ``title`` in their title, with a location
-        at ``url``, carrying ``identifier``, and ``only`` as ``Records.page`` takes it: of a
-        ``status``, a ``holder``'s, of a ``key``: each if given) and the cursor of the next page.
+        at ``url``, carrying ``identifier``: each if given) and the cursor of the next page.
         With a ``reader``, each record shows only the locations it may see, and a location at
         ``url`` it may not see does not count (a page may then be short)."""
         normalized = None if prefix is None else normalize_prefix(prefix)
         with self.store.snapshot() as tx:
             page = tx.records.page(
-                normalized, cursor, limit + 1, title=title, url=url, identifier=identifier, **only
+                normalized, cursor, limit + 1, title=title, url=url, identifier=identifier
             )
         more = len(page) > limit
         page = page[:limit]

@@ -226,31 +226,14 @@ class Records(Queries):
         title: str | None = None,
         url: str | None = None,
         identifier: str | None = None,
-        status: str | None = None,
-        holder: str | None = None,
-        key: str | None = None,
     ) -> list[tuple[int, Record]]:
         """Up to ``limit`` records with row id above ``after``, under ``prefix`` if given,
         with ``title`` in ``metadata.title`` (case-insensitive; on SQLite for ASCII letters
-        only), a location at ``url``, carrying ``identifier`` (an equivalent URN in
-        ``metadata.identifiers``, or the ``metadata.local_id``), of ``status``, owned by the
-        organisation ``holder`` or granted to it (``location_grants``), and of equivalence
-        ``key``, each if given. A title is looked up in its trigram index (migration
-        title_search) when it has three characters or more."""
+        only), a location at ``url`` and carrying ``identifier`` (an equivalent URN in
+        ``metadata.identifiers``, or the ``metadata.local_id``) if given. A title is looked
+        up in its trigram index (migration title_search) when it has three characters or
+        more."""
         condition = sa.and_(records.c.id > after, listing_condition(prefix, None, None))
-        if status is not None:
-            condition = sa.and_(condition, records.c.status == status)
-        if key is not None:
-            condition = sa.and_(condition, records.c.equivalence_key == key)
-        if holder is not None:
-            named = sa.select(organisations.c.id).where(organisations.c.name == holder)
-            granted = sa.select(location_grants.c.record_id).where(
-                location_grants.c.organisation_id == named.scalar_subquery()
-            )
-            condition = sa.and_(
-                condition,
-                sa.or_(records.c.owner_id == named.scalar_subquery(), records.c.id.in_(granted)),
-            )
         if url is not None:  # locations.url's index (a hash index on PostgreSQL)
             condition = sa.and_(
                 condition,
