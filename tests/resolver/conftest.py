@@ -65,13 +65,15 @@ def resolver(
     "Test Library" (prefix ``fi:test``) and "Other Library" (``fi:other``, random generator),
     an admin token and a registrant token for each. Tests use URNs of their own. The server
     flushes its resolution counts every ``STATISTICS_INTERVAL`` seconds (statistics tests) and
-    believes the tests' ``X-Forwarded-For`` (``TRUSTED_PROXIES``)."""
+    believes the tests' ``X-Forwarded-For`` (``TRUSTED_PROXIES``). It counts the records by
+    status afresh for each page, as the tests compare them with the database
+    (``statistics_cache``: 0)."""
     directory = tmp_path_factory.mktemp(f"resolver-{request.param}")
     with fresh_database(request.param, directory) as url:
         set_up = set_up_resolver(url)
         # The tests' own address, 127.0.0.1, is a trusted proxy: a test sets the client's
         # address with X-Forwarded-For (access by network, test_access_by_network.py).
-        trusted = {"URNKIT_TRUSTED_PROXIES": TRUSTED_PROXIES}
+        trusted = {"URNKIT_TRUSTED_PROXIES": TRUSTED_PROXIES, "URNKIT_STATISTICS_CACHE": "0"}
         with statistics_interval(STATISTICS_INTERVAL), Server(url, env=trusted) as server:
             yield Resolver(server.base_url, url, **set_up)
 
@@ -126,9 +128,10 @@ def server_database(resolver: Resolver) -> Iterator[Store]:
 
 @pytest.fixture
 def services(database_url: str) -> Iterator[Services]:
-    """The services on a new, empty database (``who`` gives it the schema and its callers)."""
+    """The services on a new, empty database (``who`` gives it the schema and its callers),
+    counting the records by status afresh each time (``statistics_cache``: 0)."""
     store = Store(database_url)
-    yield Services(store)
+    yield Services(store, statistics_cache=0)
     store.close()
 
 

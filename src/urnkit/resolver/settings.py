@@ -61,6 +61,9 @@ class Settings:
     # Seconds each server process keeps the organisations' networks before reading them again:
     # a change made elsewhere reaches resolution within this bound (services/networks.py).
     network_refresh: int = 10
+    # Seconds each server process reuses the records' counts by status (the charts of records
+    # by status, the staff overview, /metrics): each count reads every record; 0: every time.
+    statistics_cache: int = 60
     # Seconds a cache may keep resolution's answers, by outcome (web/caching.py).
     cache_redirect: int = 300
     cache_record: int = 300
@@ -99,6 +102,8 @@ class Settings:
             raise ValueError("statistics_interval must be 1 (second) or more")
         if self.network_refresh < 1:
             raise ValueError("network_refresh must be 1 (second) or more")
+        if self.statistics_cache < 0:
+            raise ValueError("statistics_cache must be 0 (seconds) or more")
         if self.staff_session_hours < 1 or self.staff_sign_in_attempts < 1:
             raise ValueError("staff_session_hours and staff_sign_in_attempts must be 1 or more")
         if self.server not in SERVERS:

@@ -5,8 +5,10 @@ derived from the records' creation and their history, with the clock set to chos
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -145,3 +147,22 @@ def test_statuses_agree_with_each_records_history(
     assert by_day(services.overview.record_statuses(days)) == {
         day: tuple(counts) for day, counts in expected.items()
     }
+
+
+def test_the_counts_are_reused_for_statistics_cache_seconds(
+    services: Services, who: Principals, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each count reads every record: a process reuses it for ``statistics_cache`` seconds."""
+    cached = Services(services.store, statistics_cache=60)
+    today = datetime.now(UTC).date()
+    services.records.put(who.demo, "urn:nbn:fi:demo-a", HERE, {})
+    assert cached.overview.record_counts() == {"active": 1}
+    assert by_day(cached.overview.record_statuses(1))[today][1] == 1
+    services.records.put(who.demo, "urn:nbn:fi:demo-b", HERE, {})
+    assert cached.overview.record_counts() == {"active": 1}
+    assert by_day(cached.overview.record_statuses(1))[today][1] == 1
+    assert services.overview.record_counts() == {"active": 2}  # statistics_cache 0
+    later = time.monotonic() + 60
+    monkeypatch.setattr(overview_module, "time", SimpleNamespace(monotonic=lambda: later))
+    assert cached.overview.record_counts() == {"active": 2}
+    assert by_day(cached.overview.record_statuses(1))[today][1] == 2

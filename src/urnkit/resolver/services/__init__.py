@@ -39,7 +39,7 @@ from urnkit.resolver.services.harvest import Harvester
 from urnkit.resolver.services.health import HealthService
 from urnkit.resolver.services.links import LinkService
 from urnkit.resolver.services.networks import NETWORK_REFRESH, NetworkService
-from urnkit.resolver.services.overview import OverviewService
+from urnkit.resolver.services.overview import STATISTICS_CACHE, OverviewService
 from urnkit.resolver.services.records import RecordService
 from urnkit.resolver.services.resolution import ResolutionService
 from urnkit.resolver.services.transfer import TransferService
@@ -53,14 +53,16 @@ __all__ = ["Services"]
 class Services:
     """The services over one :class:`~urnkit.resolver.store.Store`, and DNS NAPTR
     ``discovery`` of other resolvers if enabled; each process reads the networks again every
-    ``network_refresh`` seconds. Resolution counts into a tally
-    (``resolution.tally``) that ``overview.flush_statistics`` writes to the database."""
+    ``network_refresh`` seconds and counts the records by status again after
+    ``statistics_cache`` seconds. Resolution counts into a tally (``resolution.tally``) that
+    ``overview.flush_statistics`` writes to the database."""
 
     def __init__(
         self,
         store: Store,
         discovery: Discovery | None = None,
         network_refresh: float = NETWORK_REFRESH,
+        statistics_cache: float = STATISTICS_CACHE,
     ) -> None:
         self.store = store
         tally = ResolutionTally()
@@ -76,7 +78,7 @@ class Services:
         self.accounts = AccountService(store)
         self.transfer = TransferService(store, self.records)
         self.uploads = UploadService(store, self.records)
-        self.overview = OverviewService(store, self.records, tally)
+        self.overview = OverviewService(store, self.records, tally, statistics_cache)
         self.links = LinkService(store)
         self.harvest = Harvester(store, self.access)
         self.health = HealthService(store)

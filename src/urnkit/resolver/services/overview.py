@@ -4,11 +4,12 @@ listed, read and exported."""
 
 from __future__ import annotations
 
+import time
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date, timedelta
 from itertools import accumulate
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from urnkit.resolver.domain import (
     STATUSES,
@@ -30,17 +31,48 @@ from urnkit.resolver.store import Store, now
 from urnkit.resolver.store.queries.statistics import DayStatusCount, StatusChange
 
 MAX_STATISTICS_DAYS = 366  # the longest span the statistics show
+STATISTICS_CACHE = 60
+"""Seconds a process reuses the records' counts by status (``statistics_cache``): each count
+reads every record, and at ten million records takes seconds (docs/benchmarks.md)."""
+
+T = TypeVar("T")
 
 
 class OverviewService:
     """What the public pages show: the register, the counts, search over ``records``; what
     the staff pages list of an organisation's records. The ``tally`` is the one resolution
-    counts into (:attr:`ResolutionService.tally`)."""
+    counts into (:attr:`ResolutionService.tally`). The records' counts by status are reused
+    for ``cache_seconds`` (0: counted every time)."""
 
-    def __init__(self, store: Store, records: RecordService, tally: ResolutionTally) -> None:
+    def __init__(
+        self,
+        store: Store,
+        records: RecordService,
+        tally: ResolutionTally,
+        cache_seconds: float = STATISTICS_CACHE,
+    ) -> None:
         self.store = store
         self.records = records
         self.tally = tally
+        self.cache_seconds = cache_seconds
+        self._counted: dict[object, tuple[float, Any]] = {}
+
+    def _cached(self, key: object, count: Callable[[], T]) -> T:
+        """What ``count`` returned for ``key`` less than ``cache_seconds`` ago, else its answer
+        now, kept (and the answers that have grown older dropped).
+
+        >>> overview = OverviewService(Store("sqlite://"), None, None, 60)  # type: ignore
+        >>> overview._cached("x", lambda: 1), overview._cached("x", lambda: 2)
+        (1, 1)
+        """
+        at = time.monotonic()
+        kept = self._counted.get(key)
+        if kept is not None and at - kept[0] < self.cache_seconds:
+            return kept[1]  # type: ignore[no-any-return]
+        answer = count()
+        self._counted = {k: v for k, v in self._counted.items() if at - v[0] < self.cache_seconds}
+        self._counted[key] = (at, answer)
+        return answer
 
     def register(self) -> list[tuple[str, str, str, int]]:
         """The delegated prefixes (RFC 8458 §4.3) as (prefix, organisation, generator, URNs):
@@ -56,9 +88,13 @@ class OverviewService:
         return [(p, name, generator, urns[p]) for p, name, generator in delegated]
 
     def record_counts(self) -> dict[str, int]:
-        """How many records there are by status."""
-        with self.store.snapshot() as tx:
-            return tx.statistics.record_counts("status")
+        """How many records there are by status (as counted up to ``cache_seconds`` ago)."""
+
+        def count() -> dict[str, int]:
+            with self.store.snapshot() as tx:
+                return tx.statistics.record_counts("status")
+
+        return self._cached("statuses", count)
 
     def flush_statistics(self) -> int:
         """Add the resolutions counted in this process since the last flush to the database;
@@ -82,12 +118,16 @@ class OverviewService:
         """How many records were in each status at the end of each of the last ``days`` days
         (UTC), today (so far) included: (status, day, records), the newest day first, each
         day's statuses in the order of :data:`STATUSES`. Two aggregate queries, whatever the
-        number of records (:func:`statuses_by_day`)."""
+        number of records (:func:`statuses_by_day`), as counted up to ``cache_seconds`` ago."""
         since = self.statistics_since(days)
-        with self.store.snapshot() as tx:
-            created = tx.statistics.created_by_day(since)
-            changes = tx.statistics.status_changes(since)
-        return statuses_by_day(since, days, created, changes)
+
+        def count() -> list[DayCount]:
+            with self.store.snapshot() as tx:
+                created = tx.statistics.created_by_day(since)
+                changes = tx.statistics.status_changes(since)
+            return statuses_by_day(since, days, created, changes)
+
+        return self._cached(("statuses by day", since, days), count)
 
     @staticmethod
     def statistics_since(days: int) -> date:

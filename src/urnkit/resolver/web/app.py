@@ -170,7 +170,7 @@ def app_from_environment() -> ASGIApp:
         else None
     )
     app = create_app(
-        Services(store, discovery, settings.network_refresh),
+        Services(store, discovery, settings.network_refresh, settings.statistics_cache),
         settings.statistics_interval,
         CachePolicy.from_settings(settings),
     )
