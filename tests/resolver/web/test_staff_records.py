@@ -294,6 +294,35 @@ def test_a_record_is_deactivated_naming_a_successor_found_by_title(
     assert again.status_code == 409
 
 
+@pytest.mark.parametrize("action", ["history", "deactivate", "metadata", "locations/add"])
+def test_a_urn_ending_in_an_action_word_has_pages_of_its_own(
+    staff: Staff, api: httpx.Client, unique: str, action: str
+) -> None:
+    # RFC 8141 §2: an NSS may hold "/"; urn:…-x/history is not urn:…-x's history.
+    shorter = f"urn:nbn:fi:test-slash{unique}{action.replace('/', '')}"
+    longer = f"{shorter}/{action}"
+    register(api, shorter, [{"url": "https://example.org/shorter"}], {"title": "Shorter"})
+    register(api, longer, [{"url": "https://example.org/longer"}], {"title": "Longer"})
+    listed = staff.get(RECORDS, q=longer).text
+    encoded = f"{RECORDS}/{quote(longer, safe='')}"
+    assert f'href="{encoded}"' in listed
+    page = staff.get(encoded)
+    assert page.status_code == 200
+    assert f"<h1><code>{longer}</code></h1>" in page.text
+    assert f'action="{encoded}/metadata"' in page.text
+    history = staff.get(f"{encoded}/history")
+    assert history.status_code == 200
+    assert longer in history.text
+    answer = staff.post(f"{encoded}/metadata", title="Longer, corrected")
+    assert answer.status_code == 303, answer.text
+    assert answer.headers["location"] == encoded
+    whole = quote(longer, safe="")  # the API's path too takes it percent-encoded whole
+    assert read(api, whole)["metadata"]["title"] == "Longer, corrected"
+    assert read(api, shorter)["metadata"]["title"] == "Shorter"
+    assert staff.post(f"{encoded}/deactivate", note="Gone").status_code == 303
+    assert (read(api, whole)["status"], read(api, shorter)["status"]) == ("deactivated", "active")
+
+
 def test_a_successor_that_is_no_urn_is_refused_beside_the_field(
     staff: Staff, api: httpx.Client, unique: str
 ) -> None:

@@ -8,7 +8,7 @@ they were sent (``%2F`` and ``/`` are different URNs, RFC 8141 §3); the routes 
 ``/api/v1/urns…`` match that same raw path (:class:`RawPathRoute`).
 """
 
-from typing import Annotated
+from typing import Annotated, ClassVar
 from urllib.parse import parse_qsl, unquote
 
 from fastapi import Depends, Path, Request
@@ -154,18 +154,28 @@ URNPath = Annotated[str, Depends(urn_path)]
 
 
 class RawPathRoute(APIRoute):
-    """A route of ``/api/v1/urns…`` matched on the raw path, from which its URN is taken: a
-    percent-encoded route word (``…/deactivat%65``) is then no route word but part of the URN,
-    and ``%2F`` stays in the URN (RFC 8141 §3: ``%2F`` and ``/`` differ). Matched on the
-    decoded path, ``POST …-1/deactivat%65`` acted on the URN ``…-1/d``."""
+    """A route of ``/api/v1/urns…`` (of ``under``) matched on the raw path, from which its URN
+    is taken: a percent-encoded route word (``…/deactivat%65``) is then no route word but part
+    of the URN, and ``%2F`` stays in the URN (RFC 8141 §3: ``%2F`` and ``/`` differ). Matched on
+    the decoded path, ``POST …-1/deactivat%65`` acted on the URN ``…-1/d``; a URN percent-encoded
+    whole (``urn%3Anbn%3Afi%3Aa%2Fhistory``) is one ending ``/history``, not its history."""
+
+    under: ClassVar[str] = URNS_PATH
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        if not scope["path"].startswith(URNS_PATH):  # nor, then, does the raw path
+        if not scope["path"].startswith(self.under):  # nor, then, does the raw path
             return Match.NONE, {}
         raw_path: bytes | None = scope.get("raw_path")
         if raw_path is not None:
             scope = {**scope, "path": raw_path.decode("latin-1")}
         return super().matches(scope)
+
+
+class StaffRecordRoute(RawPathRoute):
+    """A route of a record's staff pages, ``/staff/records/{urn}…``, matched on the raw path
+    as the API's are (their links: :func:`~urnkit.resolver.web.templating.record_path`)."""
+
+    under = "/staff/records/"
 
 
 def _sessions(request: Request, services: ServiceDep) -> Sessions:

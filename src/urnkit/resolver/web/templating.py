@@ -23,7 +23,7 @@ from datetime import UTC, date, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from babel import Locale
 from babel.dates import format_date, format_datetime
@@ -52,6 +52,19 @@ def _moment(value: str, language: str) -> str:
     return format_datetime(datetime.fromisoformat(value), "medium", tzinfo=UTC, locale=language)
 
 
+STAFF_RECORDS = "/staff/records/"
+
+
+def record_path(urn: str) -> str:
+    """The staff page of the record of ``urn``; a URN holding ``/`` percent-encoded whole, so
+    that one ending ``/history`` (an NSS may hold ``/``, RFC 8141 §2) is no action's path.
+
+    >>> record_path("urn:nbn:fi:test-1"), record_path("urn:nbn:fi:test-1/history")
+    ('/staff/records/urn:nbn:fi:test-1', '/staff/records/urn%3Anbn%3Afi%3Atest-1%2Fhistory')
+    """
+    return STAFF_RECORDS + (quote(urn, safe="") if "/" in urn else urn)
+
+
 @pass_context
 def _keeping_language(context: Context, url: str) -> str:
     """``url`` (of a page here) with the ``?lang=`` the page was asked in, if any."""
@@ -75,6 +88,7 @@ def _environment(language: str) -> Environment:
         day=partial(_day, language=language),
         moment=partial(_moment, language=language),
         keep_lang=_keeping_language,
+        record_path=record_path,
     )
     environment.policies["ext.i18n.trimmed"] = True  # as babel.cfg extracts them
     environment.globals.update(

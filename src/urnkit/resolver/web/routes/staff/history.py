@@ -8,6 +8,7 @@ from fastapi.responses import HTMLResponse
 from urnkit.resolver.web.deps import (
     ServiceDep,
     StaffAccount,
+    StaffRecordRoute,
     StaffSessions,
     csrf_checked,
     raw_urn,
@@ -17,6 +18,7 @@ from urnkit.resolver.web.sessions import staff_page
 RECORDS = "/staff/records/"
 HISTORY = "/history"
 router = APIRouter(
+    route_class=StaffRecordRoute,
     include_in_schema=False,
     default_response_class=HTMLResponse,
     dependencies=[Depends(csrf_checked)],

@@ -5,9 +5,10 @@ removes only its own locations. A reserved URN is filled in (its locations and m
 is active); a record is deactivated naming its successors, found by URN or title on
 ``…/deactivate``. Each through the record and grant services, as the API.
 
-The URN is read from the raw path (:func:`~urnkit.resolver.web.deps.raw_urn`), as sent, so that
-``%2F`` stays what it is. The action routes come first: a URN ending ``/deactivate`` has its
-page at that of its predecessor in the path, not here.
+The routes match the raw path and read the URN from it, as sent
+(:class:`~urnkit.resolver.web.deps.StaffRecordRoute`), so that ``%2F`` stays what it is; the
+pages link a URN holding ``/`` percent-encoded whole, so that one ending ``/deactivate`` has its
+own page (:func:`~urnkit.resolver.web.templating.record_path`).
 """
 
 from collections.abc import Callable
@@ -23,16 +24,19 @@ from urnkit.resolver.web.deps import (
     ServiceDep,
     StaffAccount,
     StaffForm,
+    StaffRecordRoute,
     StaffSessions,
     csrf_checked,
     raw_urn,
 )
 from urnkit.resolver.web.record_forms import beside, location_of, metadata_fields, metadata_of
-from urnkit.resolver.web.routes.staff.records import RECORDS, record_path
+from urnkit.resolver.web.routes.staff.records import RECORDS
 from urnkit.resolver.web.sessions import Sessions, staff_page
+from urnkit.resolver.web.templating import record_path
 
 RECORD = RECORDS + "/{urn:path}"
 router = APIRouter(
+    route_class=StaffRecordRoute,
     include_in_schema=False,
     default_response_class=HTMLResponse,
     dependencies=[Depends(csrf_checked)],

@@ -21,6 +21,7 @@ from urnkit.resolver.web.deps import (
 )
 from urnkit.resolver.web.record_forms import beside, location_of, metadata_of
 from urnkit.resolver.web.sessions import Sessions, staff_page
+from urnkit.resolver.web.templating import record_path
 
 RECORDS = "/staff/records"
 NEW = RECORDS + "/new"
@@ -31,15 +32,6 @@ router = APIRouter(
     dependencies=[Depends(csrf_checked)],
 )
 Filter = Annotated[str | None, Query(max_length=2000)]
-
-
-def record_path(urn: str) -> str:
-    """The staff page of the record of ``urn``.
-
-    >>> record_path("urn:nbn:fi:test-1")
-    '/staff/records/urn:nbn:fi:test-1'
-    """
-    return f"{RECORDS}/{urn}"
 
 
 @router.get(RECORDS)
