@@ -175,7 +175,35 @@ def test_an_unauthenticated_get_is_sent_to_sign_in_and_back(resolver: Resolver) 
     with httpx.Client(base_url=resolver.base_url) as client:
         answer = client.get("/staff/tokens?lang=de")
         assert answer.status_code == 303
-        assert answer.headers["location"] == "/staff/sign-in?next=%2Fstaff%2Ftokens%3Flang%3Dde"
+        sign_in_page = "/staff/sign-in?next=%2Fstaff%2Ftokens%3Flang%3Dde&lang=de"
+        assert answer.headers["location"] == sign_in_page
+
+
+def test_the_language_chosen_by_lang_is_kept_through_every_redirect(resolver: Resolver) -> None:
+    """Sign-in, the forced password change, the pages after a form and sign-out stay in the
+    language the first page was asked in (?lang=), as their links and forms do."""
+    name, one_time = create_user(resolver, "Test Library", "registrant")
+    with httpx.Client(base_url=resolver.base_url, follow_redirects=True) as client:
+        form = client.get("/staff/tokens?lang=fi")
+        assert form.url.params["lang"] == "fi"
+        assert 'action="/staff/sign-in?lang=fi"' in form.text
+        fields = {"username": name, "password": one_time, "csrf": csrf_of(form)}
+        fields["next"] = "/staff/tokens?lang=fi"
+        change = client.post("/staff/sign-in?lang=fi", data=fields)
+        assert (change.url.path, change.url.params["lang"]) == ("/staff/password", "fi")
+        assert '<html lang="fi">' in change.text
+        fields = {"current": one_time, "new": secrets.token_urlsafe(16), "csrf": csrf_of(change)}
+        home = client.post("/staff/password?lang=fi", data=fields)
+        assert (home.url.path, home.url.params["lang"]) == ("/staff/", "fi")
+        fields = {"csrf": csrf_of(home), "organisation": "Test Library", "role": "registrant"}
+        created = client.post("/staff/tokens?lang=sv", data=fields)
+        revoke = re.search(r'action="(/staff/tokens/\d+/revoke)\?lang=sv"', created.text)
+        assert revoke is not None, created.text
+        revoked = client.post(f"{revoke[1]}?lang=sv", data={"csrf": csrf_of(home)})
+        assert (revoked.url.path, revoked.url.params["lang"]) == ("/staff/tokens", "sv")
+        out = client.post("/staff/sign-out?lang=de", data={"csrf": csrf_of(home)})
+        assert (out.url.path, out.url.params["lang"]) == ("/staff/sign-in", "de")
+        assert '<html lang="de">' in out.text
 
 
 def test_sign_out_ends_the_session(resolver: Resolver) -> None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from gettext import GNUTranslations, NullTranslations
 from io import BytesIO
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
@@ -139,6 +140,18 @@ def page_language(request: Request, strict: bool = True) -> PageLanguage:
             if strict:
                 raise
     return PageLanguage(negotiated_language(request.headers.get("accept-language")), False)
+
+
+def with_language(url: str, tag: str | None) -> str:
+    """``url`` (of a page here) asking for the language ``tag`` by ``?lang=``, unless it asks
+    for one already or ``tag`` is None.
+
+    >>> with_language("/staff/", "fi"), with_language("/staff/?q=a&lang=sv", "fi")
+    ('/staff/?lang=fi', '/staff/?q=a&lang=sv')
+    """
+    if tag is None or "lang" in parse_qs(urlsplit(url).query):
+        return url
+    return f"{url}{'&' if '?' in url else '?'}lang={tag}"
 
 
 def translations(language: str) -> NullTranslations:

@@ -42,6 +42,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from urnkit.resolver.domain import ResolverError, SignInLimits
 from urnkit.resolver.settings import Settings
+from urnkit.resolver.web.languages import page_language, with_language
 from urnkit.resolver.web.templating import html_page
 
 STAFF = "/staff"
@@ -70,7 +71,20 @@ class StaffRedirect(Exception):  # noqa: N818 - an answer, not an error
 
 def redirected(request: Request, answer: StaffRedirect) -> Response:
     """The exception handler of :class:`StaffRedirect`."""
-    return RedirectResponse(answer.location, 303)
+    return see_other(request, answer.location)
+
+
+def see_other(request: Request, location: str) -> RedirectResponse:
+    """``303 See Other`` to ``location``, a staff page, in the language ``request`` chose by
+    ``?lang=`` (if it chose one, and ``location`` chooses none).
+
+    >>> from starlette.requests import Request as Plain
+    >>> asked = Plain({"type": "http", "query_string": b"q=a&lang=fi", "headers": []})
+    >>> see_other(asked, "/staff/tokens").headers["location"]
+    '/staff/tokens?lang=fi'
+    """
+    language = page_language(request, strict=False)
+    return RedirectResponse(with_language(location, language.tag if language.chosen else None), 303)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +181,10 @@ def local_path(target: str | None) -> str:
 
 
 def sign_in_location(request: Request) -> str:
-    """The sign-in page, with the path of ``request`` to return to."""
-    path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    """The sign-in page, with the path of ``request`` (as sent: a URN percent-encoded whole stays
+    so) to return to."""
+    raw_path: bytes = request.scope.get("raw_path") or request.url.path.encode()
+    path = raw_path.decode("latin-1") + (f"?{request.url.query}" if request.url.query else "")
     return f"{SIGN_IN}?{urlencode({'next': path})}"
 
 

@@ -34,7 +34,7 @@ from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescap
 from jinja2.runtime import Context
 
 from urnkit.resolver.web.charts import line_chart
-from urnkit.resolver.web.languages import LANGUAGES, page_language, translations
+from urnkit.resolver.web.languages import LANGUAGES, page_language, translations, with_language
 from urnkit.resolver.web.security import PAGE_HEADERS
 
 # Each language named in itself (CLDR), for the switcher: "suomi", "svenska", "Deutsch" …
@@ -68,10 +68,7 @@ def record_path(urn: str) -> str:
 @pass_context
 def _keeping_language(context: Context, url: str) -> str:
     """``url`` (of a page here) with the ``?lang=`` the page was asked in, if any."""
-    chosen = context.get("chosen")
-    if chosen is None:
-        return url
-    return f"{url}{'&' if '?' in url else '?'}lang={chosen}"
+    return with_language(url, context.get("chosen"))
 
 
 def _environment(language: str) -> Environment:

@@ -4,12 +4,12 @@ organisation (its one-time password shown once), disabling and enabling."""
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Request, Response
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse
 
 from urnkit.resolver.domain import Account, ResolverError
 from urnkit.resolver.services import Services
 from urnkit.resolver.web.deps import ServiceDep, StaffAdmin, StaffForm, StaffSessions, csrf_checked
-from urnkit.resolver.web.sessions import Sessions, staff_page
+from urnkit.resolver.web.sessions import Sessions, see_other, staff_page
 
 ACCOUNTS = "/staff/accounts"
 router = APIRouter(
@@ -65,13 +65,17 @@ def create_account(
 
 
 @router.post(ACCOUNTS + "/{account_id}/disable")
-def disable(account_id: AccountId, services: ServiceDep, account: StaffAdmin) -> Response:
+def disable(
+    request: Request, account_id: AccountId, services: ServiceDep, account: StaffAdmin
+) -> Response:
     """Disable an account: its sessions stop at once."""
     services.accounts.set_disabled(account.principal(), account_id, disabled=True)
-    return RedirectResponse(ACCOUNTS, 303)
+    return see_other(request, ACCOUNTS)
 
 
 @router.post(ACCOUNTS + "/{account_id}/enable")
-def enable(account_id: AccountId, services: ServiceDep, account: StaffAdmin) -> Response:
+def enable(
+    request: Request, account_id: AccountId, services: ServiceDep, account: StaffAdmin
+) -> Response:
     services.accounts.set_disabled(account.principal(), account_id, disabled=False)
-    return RedirectResponse(ACCOUNTS, 303)
+    return see_other(request, ACCOUNTS)

@@ -5,12 +5,12 @@ country's national resolver and its last health check); a row added, changed or 
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse
 
 from urnkit.resolver.domain import Account, ResolverError
 from urnkit.resolver.services import Services
 from urnkit.resolver.web.deps import ServiceDep, StaffAdmin, StaffForm, StaffSessions, csrf_checked
-from urnkit.resolver.web.sessions import Sessions, staff_page
+from urnkit.resolver.web.sessions import Sessions, see_other, staff_page
 
 FORWARDING = "/staff/admin/forwarding"
 FIELDS = ("country", "url_template", "note")
@@ -70,7 +70,7 @@ def set_forwarding(
         )
     except ResolverError as error:
         return _page(request, services, sessions, account, error=error, values=values)
-    return RedirectResponse(FORWARDING, 303)
+    return see_other(request, FORWARDING)
 
 
 @router.post(FORWARDING + "/remove")
@@ -86,4 +86,4 @@ def remove_forwarding(
         services.forwarding.remove_forwarding(form.get("country", ""))
     except ResolverError as error:
         return _page(request, services, sessions, account, error=error)
-    return RedirectResponse(FORWARDING, 303)
+    return see_other(request, FORWARDING)

@@ -6,13 +6,13 @@ from contextlib import suppress
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Request, Response
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse
 
 from urnkit.resolver.domain import Account, ResolverError
 from urnkit.resolver.services import Services
 from urnkit.resolver.services.harvest import PARSERS, HarvestError
 from urnkit.resolver.web.deps import ServiceDep, StaffAdmin, StaffForm, StaffSessions, csrf_checked
-from urnkit.resolver.web.sessions import Sessions, staff_page
+from urnkit.resolver.web.sessions import Sessions, see_other, staff_page
 
 HARVEST = "/staff/admin/harvest"
 FIELDS = ("name", "organisation", "base_url", "metadata_prefix", "set_spec", "url_pattern")
@@ -74,7 +74,7 @@ def add_source(
         )
     except ResolverError as error:
         return _page(request, services, sessions, account, error=error, values=values)
-    return RedirectResponse(f"{HARVEST}/{added.id}", 303)
+    return see_other(request, f"{HARVEST}/{added.id}")
 
 
 @router.get(HARVEST + "/{source_id}")
@@ -121,15 +121,17 @@ def change_source(
         context = {"source": services.harvest.source(source_id), "values": values}
         template = "staff/harvest_source.html"
         return _page(request, services, sessions, account, template, error=error, **context)
-    return RedirectResponse(f"{HARVEST}/{source_id}", 303)
+    return see_other(request, f"{HARVEST}/{source_id}")
 
 
 @router.post(HARVEST + "/{source_id}/run")
-def run(source_id: SourceId, services: ServiceDep, account: StaffAdmin) -> Response:
+def run(
+    request: Request, source_id: SourceId, services: ServiceDep, account: StaffAdmin
+) -> Response:
     """Harvest the source now, within :data:`RUN_SECONDS`; its page then shows the run, its
     refusals, or why it failed."""
     harvester = services.harvest
     found = harvester.source(source_id)
     with suppress(HarvestError):  # kept as the source's last run, which its page shows
         harvester.harvest(found, seconds=RUN_SECONDS)
-    return RedirectResponse(f"{HARVEST}/{source_id}", 303)
+    return see_other(request, f"{HARVEST}/{source_id}")

@@ -5,7 +5,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Request, Response
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse
 
 from urnkit.resolver.domain import Account, ResolverError
 from urnkit.resolver.services import Services
@@ -16,7 +16,7 @@ from urnkit.resolver.web.deps import (
     StaffSessions,
     csrf_checked,
 )
-from urnkit.resolver.web.sessions import Sessions, staff_page
+from urnkit.resolver.web.sessions import Sessions, see_other, staff_page
 
 LINKS = "/staff/links"
 router = APIRouter(
@@ -66,4 +66,4 @@ def recheck(
         services.links.recheck(account.principal(), url)
     except ResolverError as error:
         return _page(request, services, sessions, account, error=error)
-    return RedirectResponse(f"{LINKS}?{urlencode({'checked': url})}", 303)
+    return see_other(request, f"{LINKS}?{urlencode({'checked': url})}")

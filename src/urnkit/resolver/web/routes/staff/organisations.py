@@ -5,12 +5,12 @@ organisations' networks (CIDR ranges) set and removed, as ``urnkit admin network
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse
 
 from urnkit.resolver.domain import Account, ResolverError
 from urnkit.resolver.services import Services
 from urnkit.resolver.web.deps import ServiceDep, StaffAdmin, StaffForm, StaffSessions, csrf_checked
-from urnkit.resolver.web.sessions import Sessions, staff_page
+from urnkit.resolver.web.sessions import Sessions, see_other, staff_page
 
 ORGANISATIONS = "/staff/admin/organisations"
 NETWORKS = "/staff/admin/networks"
@@ -58,7 +58,7 @@ def create_organisation(
     except ResolverError as error:
         values = {"name": name}
         return _organisations(request, services, sessions, account, error=error, values=values)
-    return RedirectResponse(ORGANISATIONS, 303)
+    return see_other(request, ORGANISATIONS)
 
 
 def _networks(
@@ -97,7 +97,7 @@ def set_network(
         services.networks.save(values["organisation"], values["network"], ranges)
     except ResolverError as error:
         return _networks(request, services, sessions, account, error=error, values=values)
-    return RedirectResponse(NETWORKS, 303)
+    return see_other(request, NETWORKS)
 
 
 @router.post(NETWORKS + "/remove")
@@ -115,4 +115,4 @@ def remove_network(
     except ResolverError as error:
         error.extensions.pop("field", None)  # the list's button, not the form's field
         return _networks(request, services, sessions, account, error=error)
-    return RedirectResponse(NETWORKS, 303)
+    return see_other(request, NETWORKS)

@@ -5,12 +5,12 @@ delegate`` does."""
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse
 
 from urnkit.resolver.domain import GENERATORS, Account, ResolverError
 from urnkit.resolver.services import Services
 from urnkit.resolver.web.deps import ServiceDep, StaffAdmin, StaffForm, StaffSessions, csrf_checked
-from urnkit.resolver.web.sessions import Sessions, staff_page
+from urnkit.resolver.web.sessions import Sessions, see_other, staff_page
 
 PREFIXES = "/staff/admin/prefixes"
 router = APIRouter(
@@ -56,4 +56,4 @@ def delegate(
         services.admin.delegate(values["organisation"], values["prefix"], values["generator"])
     except ResolverError as error:
         return _page(request, services, sessions, account, error=error, values=values)
-    return RedirectResponse(PREFIXES, 303)
+    return see_other(request, PREFIXES)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, Response
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse
 
 from urnkit.resolver.domain import Account, Principal, Record, ResolverError, UnacceptableError
 from urnkit.resolver.services import Services
@@ -31,7 +31,7 @@ from urnkit.resolver.web.deps import (
 )
 from urnkit.resolver.web.record_forms import beside, location_of, metadata_fields, metadata_of
 from urnkit.resolver.web.routes.staff.records import RECORDS
-from urnkit.resolver.web.sessions import Sessions, staff_page
+from urnkit.resolver.web.sessions import Sessions, see_other, staff_page
 from urnkit.resolver.web.templating import record_path
 
 RECORD = RECORDS + "/{urn:path}"
@@ -92,7 +92,7 @@ def _acted(
         if error.extensions["field"] == "urn":  # the page has no field for its URN
             error.extensions["field"] = "form"
         return _page(request, services, sessions, account, urn, error=error, values=values)
-    return RedirectResponse(record_path(urn), 303)
+    return see_other(request, record_path(urn))
 
 
 @router.post(RECORD + "/metadata")
@@ -227,7 +227,7 @@ def deactivate(
             error=beside(error, "successors"),
             values=values,
         )
-    return RedirectResponse(record_path(urn), 303)
+    return see_other(request, record_path(urn))
 
 
 @router.get(RECORD)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Query, Request, Response
-from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, StreamingResponse
 
 from urnkit.resolver.domain import Account, ResolverError, UnacceptableError
 from urnkit.resolver.services import Services
@@ -20,7 +20,7 @@ from urnkit.resolver.web.deps import (
     csrf_checked,
 )
 from urnkit.resolver.web.record_forms import beside, location_of, metadata_of
-from urnkit.resolver.web.sessions import Sessions, staff_page
+from urnkit.resolver.web.sessions import Sessions, see_other, staff_page
 from urnkit.resolver.web.templating import record_path
 
 RECORDS = "/staff/records"
@@ -116,7 +116,7 @@ def register(
         return _new_page(
             request, services, sessions, account, error=beside(error, "urn"), values=values
         )
-    return RedirectResponse(record_path(record.urn), 303)
+    return see_other(request, record_path(record.urn))
 
 
 @router.post(RECORDS + "/reserve")
@@ -139,7 +139,7 @@ def reserve(
         error = beside(error, "reserve_prefix")
         return _new_page(request, services, sessions, account, error=error, values=values)
     query = urlencode({"status": "reserved", "prefix": prefix})
-    return RedirectResponse(f"{RECORDS}?{query}", 303)
+    return see_other(request, f"{RECORDS}?{query}")
 
 
 @router.get(RECORDS + "/export")

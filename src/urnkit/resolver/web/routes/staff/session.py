@@ -3,7 +3,7 @@ change of password (forced after a one-time password). Every change of credentia
 new session cookie: the old one names the old epoch and no longer works."""
 
 from fastapi import APIRouter, Depends, Request, Response
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse
 
 from urnkit.resolver.domain import ResolverError
 from urnkit.resolver.web.deps import (
@@ -19,6 +19,7 @@ from urnkit.resolver.web.sessions import (
     SIGN_IN,
     end_session,
     local_path,
+    see_other,
     staff_page,
     staff_policy,
     start_session,
@@ -54,14 +55,14 @@ def sign_in(
         values = {"username": form.get("username", "")}
         page = "staff/sign_in.html"
         return staff_page(request, sessions, page, error=error, next=target, values=values)
-    answer = RedirectResponse(PASSWORD if account.must_change_password else target, 303)
+    answer = see_other(request, PASSWORD if account.must_change_password else target)
     start_session(request, answer, sessions, account.id, account.epoch)
     return answer
 
 
 @router.post("/staff/sign-out")
-def sign_out(account: StaffSession) -> Response:
-    answer = RedirectResponse(SIGN_IN, 303)
+def sign_out(request: Request, account: StaffSession) -> Response:
+    answer = see_other(request, SIGN_IN)
     end_session(answer)
     return answer
 
@@ -86,6 +87,6 @@ def change_password(
         )
     except ResolverError as error:
         return staff_page(request, sessions, "staff/password.html", error=error, account=account)
-    answer = RedirectResponse("/staff/", 303)
+    answer = see_other(request, "/staff/")
     start_session(request, answer, sessions, changed.id, changed.epoch)
     return answer

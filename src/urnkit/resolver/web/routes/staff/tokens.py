@@ -5,7 +5,7 @@ organisation's), created (shown once) and revoked through the admin service, as 
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Request, Response
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse
 
 from urnkit.resolver.domain import Account, ResolverError
 from urnkit.resolver.services import Services
@@ -16,7 +16,7 @@ from urnkit.resolver.web.deps import (
     StaffSessions,
     csrf_checked,
 )
-from urnkit.resolver.web.sessions import Sessions, staff_page
+from urnkit.resolver.web.sessions import Sessions, see_other, staff_page
 
 TOKENS = "/staff/tokens"
 router = APIRouter(
@@ -73,10 +73,11 @@ def create_token(
 
 @router.post(TOKENS + "/{token_id}/revoke")
 def revoke_token(
+    request: Request,
     token_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
     services: ServiceDep,
     account: StaffAccount,
 ) -> Response:
     """Revoke a token of the account's organisation (an admin's: any)."""
     services.admin.revoke_token(token_id, account.principal())
-    return RedirectResponse(TOKENS, 303)
+    return see_other(request, TOKENS)

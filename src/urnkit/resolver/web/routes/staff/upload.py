@@ -7,7 +7,7 @@ import binascii
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse
 
 from urnkit.resolver.domain import ResolverError, UnacceptableError
 from urnkit.resolver.services.rows import format_of
@@ -20,7 +20,7 @@ from urnkit.resolver.web.deps import (
     StaffSessions,
     csrf_checked,
 )
-from urnkit.resolver.web.sessions import staff_page
+from urnkit.resolver.web.sessions import see_other, staff_page
 
 UPLOAD = "/staff/upload"
 router = APIRouter(
@@ -99,4 +99,4 @@ def commit(
     except ResolverError as error:
         page = "staff/upload.html"
         return staff_page(request, sessions, page, error=error, account=account)
-    return RedirectResponse(f"{UPLOAD}?written={len(written.rows)}", 303)
+    return see_other(request, f"{UPLOAD}?written={len(written.rows)}")
