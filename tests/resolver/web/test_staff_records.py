@@ -294,6 +294,32 @@ def test_a_record_is_deactivated_naming_a_successor_found_by_title(
     assert again.status_code == 409
 
 
+def test_ticked_and_typed_successors_are_kept_across_searches(
+    staff: Staff, api: httpx.Client, unique: str
+) -> None:
+    old = f"urn:nbn:fi:test-split{unique}"
+    first, second = f"urn:nbn:fi:test-parta{unique}", f"urn:nbn:fi:test-partb{unique}"
+    typed = f"urn:nbn:fi:test-typed{unique}"
+    for urn, title in ((old, "Whole"), (first, "Part alpha"), (second, "Part beta")):
+        assert new_record(staff, urn, f"{title} {unique}").status_code == 303
+    path = f"{RECORDS}/{old}/deactivate"
+    page = staff.post(path, find="1", q=f"alpha {unique}", note="Split", successors=typed)
+    boxes = re.findall(r'name="(successor-\d+)" value="([^"]+)"( checked)?', page.text)
+    assert boxes == [("successor-1", first, "")]
+    page = staff.post(
+        path, find="1", q=f"beta {unique}", note="Split", successors=typed, **{"successor-1": first}
+    )
+    boxes = re.findall(r'name="(successor-\d+)" value="([^"]+)"( checked)?', page.text)
+    assert boxes == [("successor-1", first, " checked"), ("successor-2", second, "")]
+    assert f">{typed}</textarea>" in page.text
+    assert ">Split</textarea>" in page.text
+    assert read(api, old)["status"] == "active"  # finding deactivates nothing
+    fields = {"successor-1": first, "successor-2": second}
+    answer = staff.post(path, q=f"beta {unique}", note="Split", successors=typed, **fields)
+    assert answer.status_code == 303, answer.text
+    assert read(api, old)["successors"] == [first, second, typed]
+
+
 @pytest.mark.parametrize("action", ["history", "deactivate", "metadata", "locations/add"])
 def test_a_urn_ending_in_an_action_word_has_pages_of_its_own(
     staff: Staff, api: httpx.Client, unique: str, action: str

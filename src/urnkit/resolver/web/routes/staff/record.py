@@ -11,7 +11,8 @@ pages link a URN holding ``/`` percent-encoded whole, so that one ending ``/deac
 own page (:func:`~urnkit.resolver.web.templating.record_path`).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, Response
@@ -173,8 +174,11 @@ def _deactivate_page(
     account: Account,
     urn: str,
     q: str,
+    ticked: Sequence[str] = (),
     **context: Any,
 ) -> HTMLResponse:
+    """The deactivation form of ``urn``: the successors ``ticked`` (kept across searches) and,
+    unticked after them, those ``q`` finds."""
     record = services.overview.held(account.principal(), urn)
     found: list[Record] = []
     error = context.pop("error", None)
@@ -194,9 +198,22 @@ def _deactivate_page(
         account=account,
         record=record,
         q=q,
-        found=[r for r in found if r.key != record.key],
+        found=found,
+        options=[
+            *((successor, "", True) for successor in ticked),
+            *(
+                (other.urn, _title(other), False)
+                for other in found
+                if other.key != record.key and other.urn not in ticked
+            ),
+        ],
         **context,
     )
+
+
+def _title(record: Record) -> str:
+    title = record.metadata.get("title")
+    return title if isinstance(title, str) else ""
 
 
 @router.post(RECORD + "/deactivate")
@@ -208,25 +225,22 @@ def deactivate(
     form: StaffForm,
 ) -> Response:
     """Deactivate the record with the form's note and successors: those ticked among the
-    matches (``successor-N``) and those typed in (``successors``, one a line)."""
+    matches (``successor-N``) and those typed in (``successors``, one a line). With ``find``
+    (the search's button), the form again with the matches of ``q``, what was ticked and
+    typed kept."""
     urn = _urn(request, "/deactivate")
-    ticked = [value for name, value in form.items() if name.startswith("successor-")]
-    successors = list(dict.fromkeys([*ticked, *form.get("successors", "").split()]))
+    ticked = list(dict.fromkeys(v for name, v in form.items() if name.startswith("successor-")))
+    typed = form.get("successors", "").split()
+    values = {"note": form.get("note", ""), "successors": "\n".join(typed)}
+    again = partial(_deactivate_page, request, services, sessions, account, urn, form.get("q", ""))
+    if form.get("find"):
+        return again(ticked, values=values)
     try:
         note = form.get("note", "").strip() or None
+        successors = list(dict.fromkeys([*ticked, *typed]))
         services.records.deactivate(account.principal(), urn, note, successors)
     except ResolverError as error:
-        values = {"note": form.get("note", ""), "successors": " ".join(successors)}
-        return _deactivate_page(
-            request,
-            services,
-            sessions,
-            account,
-            urn,
-            form.get("q", ""),
-            error=beside(error, "successors"),
-            values=values,
-        )
+        return again(ticked, error=beside(error, "successors"), values=values)
     return see_other(request, record_path(urn))
 
 
