@@ -4,14 +4,18 @@ token read from the page, the password changed at first sign-in. Example::
 
     with signed_in(resolver, "Test Library", "registrant") as (client, name, password):
         client.get("/staff/tokens")
+
+And a local web site (:func:`site`) whose answer a test changes, for the links it checks.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 from resolver_support import Resolver, urnkit
@@ -57,3 +61,39 @@ def signed_in(
         fields = {"current": one_time, "new": password, "csrf": csrf_of(page)}
         assert client.post("/staff/password", data=fields).status_code == 303
         yield client, name, password
+
+
+class Site:
+    """A local HTTP server answering every request with ``status`` (changed at will)."""
+
+    def __init__(self) -> None:
+        self.status = 404
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_HEAD(self) -> None:
+                self.send_response(site.status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def do_GET(self) -> None:
+                self.do_HEAD()
+
+            def log_message(self, *_: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/"
+
+
+@contextmanager
+def site() -> Iterator[Site]:
+    """A :class:`Site` serving in a thread until the block ends."""
+    made = Site()
+    thread = threading.Thread(target=made.server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield made
+    finally:
+        made.server.shutdown()
+        made.server.server_close()

@@ -1,23 +1,28 @@
-"""The staff pages of records as a person uses them: headless Chromium against ``urnkit serve`` on
-SQLite and PostgreSQL, signed in through the forms, typing and pressing buttons (the location
-buttons with the keyboard), each page audited for accessibility and kept as a screenshot under
-``test-artifacts/screenshots/``. What the pages did is read back through the API."""
+"""The registrants' staff pages as a person uses them: headless Chromium against ``urnkit serve`` on
+SQLite and PostgreSQL, signed in through the forms, typing and pressing buttons and following
+links with the keyboard: registering, editing, deactivating, reserving, the export, a record's
+history, the upload's preview and commit, the broken links and their recheck. Each page is
+audited for accessibility and kept as a screenshot under ``test-artifacts/screenshots/``. What
+the pages did is read back through the API."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from browser_support import audit, chromium, left, screenshot
-from resolver_support import Resolver
+from resolver_support import Resolver, mark_links
 from selenium.webdriver import Chrome
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
-from staff_support import create_user
+from staff_support import create_user, site
+
+from urnkit.resolver.store import Store
 
 STAFF_COOKIE = "urnkit_staff"
 
@@ -71,6 +76,18 @@ def enter(browser: Chrome, label: str) -> None:
     page = browser.find_element(By.TAG_NAME, "html")
     browser.find_element(By.XPATH, f"//button[@aria-label={label!r}]").send_keys(Keys.ENTER)
     WebDriverWait(browser, 10).until(left(page))
+
+
+def follow(browser: Chrome, text: str) -> None:
+    """Press Enter on the link ``text`` and wait for the page it leads to."""
+    page = browser.find_element(By.TAG_NAME, "html")
+    browser.find_element(By.LINK_TEXT, text).send_keys(Keys.ENTER)
+    WebDriverWait(browser, 10).until(left(page))
+
+
+def rows(browser: Chrome) -> list[str]:
+    """The text of each row of the page's table bodies."""
+    return [row.text for row in browser.find_elements(By.CSS_SELECTOR, "tbody tr")]
 
 
 def record(api: httpx.Client, urn: str) -> dict[str, Any]:
@@ -200,3 +217,76 @@ def test_the_records_are_exported(
     assert download.headers["content-disposition"].startswith("attachment")
     exported = [json.loads(line)["urn"] for line in download.text.splitlines()]
     assert urn in exported
+
+
+def test_the_history_shows_what_each_change_changed(
+    browser: Chrome, resolver: Resolver, shot: Any, unique: str
+) -> None:
+    urn = f"urn:nbn:fi:test-history{unique}"
+    register(browser, resolver.base_url, urn, "First title")
+    type_into(browser, {"title": "Second title"})
+    press(browser, "Save metadata")
+    follow(browser, "Its history")
+    shot("history")
+    assert browser.find_element(By.TAG_NAME, "h1").text == f"History of {urn}"
+    assert "metadata title changed First title Second title" in rows(browser)
+    changes = browser.find_elements(By.CSS_SELECTOR, "section h2")
+    assert [change.text.split(": ")[-1] for change in changes] == ["patched", "created"]
+
+
+def test_an_upload_is_previewed_then_written(
+    browser: Chrome, resolver: Resolver, api: httpx.Client, shot: Any, unique: str, tmp_path: Path
+) -> None:
+    good, refused = f"urn:nbn:fi:test-upload{unique}", f"urn:nbn:fi:other-upload{unique}"
+    upload = tmp_path / "records.csv"
+    upload.write_text(f"urn,url\n{good},https://example.org/{unique}\n{refused},https://e.org/\n")
+    browser.get(resolver.base_url + "/staff/upload")
+    browser.find_element(By.ID, "file").send_keys(str(upload))
+    press(browser, "Preview")
+    shot("preview")
+    previewed = rows(browser)
+    assert previewed[0] == f"2 {good} created none"
+    assert previewed[1].startswith(f"3 {refused} refused (not written)")
+    assert api.get(f"/api/v1/urns/{good}").status_code == 404  # the preview wrote nothing
+    press(browser, "Write the 1 accepted row")
+    assert browser.find_element(By.CSS_SELECTOR, "[role=status]").text == "1 row written."
+    shot("written")
+    assert [x["url"] for x in record(api, good)["locations"]] == [f"https://example.org/{unique}"]
+    assert api.get(f"/api/v1/urns/{refused}").status_code == 404
+
+
+def test_a_broken_link_is_listed_and_rechecked(
+    browser: Chrome, resolver: Resolver, server_database: Store, shot: Any, unique: str
+) -> None:
+    with site() as answering:
+        url = answering.url + unique
+        urn = f"urn:nbn:fi:test-link{unique}"
+        register(browser, resolver.base_url, urn, "Linked", url)
+        mark_links(server_database, "broken", url)
+        browser.get(resolver.base_url + "/staff/links")
+        assert any(row.startswith(f"{url} {urn} broken") for row in rows(browser))
+        shot("broken")
+        enter(browser, f"Recheck {url} now")  # the site answers 404
+        checked = browser.find_element(By.CSS_SELECTOR, "[role=status]").text
+        assert checked.startswith(f"Checked now\n{url}: broken (HTTP 404)")
+        answering.status = 200
+        enter(browser, f"Recheck {url} now")
+        shot("working")
+        checked = browser.find_element(By.CSS_SELECTOR, "[role=status]").text
+        assert checked.startswith(f"Checked now\n{url}: working (HTTP 200)")
+        assert not any(row.startswith(url) for row in rows(browser))
+
+
+def test_every_registrant_page_passes_the_accessibility_checks_in_every_language(
+    browser: Chrome, resolver: Resolver, api: httpx.Client, shot: Any, unique: str
+) -> None:
+    urn = f"urn:nbn:fi:test-audited{unique}"
+    register(browser, resolver.base_url, urn, "Audited", "https://example.org/audited")
+    record_page = f"/staff/records/{urn}"
+    paths = ["/staff/records", "/staff/records/new", record_page, record_page + "/history"]
+    paths += [record_page + "/deactivate?q=Audited", "/staff/upload", "/staff/links"]
+    for language in ("en", "fi", "sv", "de", "cs"):
+        for path in paths:
+            browser.get(f"{resolver.base_url}{path}{'&' if '?' in path else '?'}lang={language}")
+            assert browser.execute_script("return document.documentElement.lang") == language
+            shot(f"{language}-{path.rsplit('/', 1)[-1].split('?')[0] or 'records'}")

@@ -7,15 +7,11 @@ from __future__ import annotations
 import base64
 import html
 import re
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import sqlalchemy as sa
 from resolver_support import Resolver, register
-from staff_support import csrf_of, signed_in
+from staff_support import csrf_of, signed_in, site
 
 from urnkit.resolver.store import Store
 from urnkit.resolver.store.tables import records
@@ -43,42 +39,6 @@ def test_history_shows_each_change_with_its_differences(
         assert any(r.startswith("location https://example.org/one added — {") for r in rows)
         assert page.text.count("(token ") == 2
         assert f'href="/staff/records/{urn}"' in page.text
-
-
-class Site:
-    """A local HTTP server answering every request with ``status`` (changed at will)."""
-
-    def __init__(self) -> None:
-        self.status = 404
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_HEAD(self) -> None:
-                self.send_response(site.status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def do_GET(self) -> None:
-                self.do_HEAD()
-
-            def log_message(self, *_: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/"
-
-
-@contextmanager
-def site() -> Iterator[Site]:
-    """A :class:`Site` serving in a thread until the block ends."""
-    made = Site()
-    thread = threading.Thread(target=made.server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield made
-    finally:
-        made.server.shutdown()
-        made.server.server_close()
 
 
 def _recheck(client: httpx.Client, url: str) -> httpx.Response:
