@@ -3,79 +3,56 @@ organisation (its one-time password shown once), disabling and enabling."""
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Request, Response
+from fastapi import Path, Response
 from fastapi.responses import HTMLResponse
 
-from urnkit.resolver.domain import Account, ResolverError
-from urnkit.resolver.services import Services
-from urnkit.resolver.web.deps import ServiceDep, StaffAdmin, StaffForm, StaffSessions, csrf_checked
-from urnkit.resolver.web.sessions import Sessions, see_other, staff_page
+from urnkit.resolver.domain import ResolverError
+from urnkit.resolver.web.deps import StaffForm
+from urnkit.resolver.web.staff_pages import AdminStaff, Staff, staff_router
 
 ACCOUNTS = "/staff/accounts"
-router = APIRouter(
-    include_in_schema=False,
-    default_response_class=HTMLResponse,
-    dependencies=[Depends(csrf_checked)],
-)
+router = staff_router()
 AccountId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 
-def _page(
-    request: Request, services: Services, sessions: Sessions, account: Account, **context: Any
-) -> HTMLResponse:
-    return staff_page(
-        request,
-        sessions,
+def _page(staff: Staff, **context: Any) -> HTMLResponse:
+    return staff.page(
         "staff/accounts.html",
-        account=account,
-        accounts=services.accounts.accounts(account.principal()),
-        organisations=services.admin.organisations(),
+        accounts=staff.services.accounts.accounts(staff.account.principal()),
+        organisations=staff.services.admin.organisations(),
         **context,
     )
 
 
 @router.get(ACCOUNTS)
-def accounts(
-    request: Request, services: ServiceDep, sessions: StaffSessions, account: StaffAdmin
-) -> HTMLResponse:
-    return _page(request, services, sessions, account)
+def accounts(staff: AdminStaff) -> HTMLResponse:
+    return _page(staff)
 
 
 @router.post(ACCOUNTS)
-def create_account(
-    request: Request,
-    services: ServiceDep,
-    sessions: StaffSessions,
-    account: StaffAdmin,
-    form: StaffForm,
-) -> HTMLResponse:
+def create_account(staff: AdminStaff, form: StaffForm) -> HTMLResponse:
     """Create an account; the page shows its one-time password this once."""
     name = form.get("username", "")
     try:
-        created, password = services.accounts.create(
-            account.principal(),
+        created, password = staff.services.accounts.create(
+            staff.account.principal(),
             form.get("organisation", ""),
             name,
             form.get("role", "registrant"),
         )
     except ResolverError as error:
-        return _page(request, services, sessions, account, error=error, values={"username": name})
-    context = {"created": created, "password": password}
-    return _page(request, services, sessions, account, status=201, **context)
+        return _page(staff, error=error, values={"username": name})
+    return _page(staff, status=201, created=created, password=password)
 
 
 @router.post(ACCOUNTS + "/{account_id}/disable")
-def disable(
-    request: Request, account_id: AccountId, services: ServiceDep, account: StaffAdmin
-) -> Response:
+def disable(staff: AdminStaff, account_id: AccountId) -> Response:
     """Disable an account: its sessions stop at once."""
-    services.accounts.set_disabled(account.principal(), account_id, disabled=True)
-    return see_other(request, ACCOUNTS)
+    staff.services.accounts.set_disabled(staff.account.principal(), account_id, disabled=True)
+    return staff.see_other(ACCOUNTS)
 
 
 @router.post(ACCOUNTS + "/{account_id}/enable")
-def enable(
-    request: Request, account_id: AccountId, services: ServiceDep, account: StaffAdmin
-) -> Response:
-    services.accounts.set_disabled(account.principal(), account_id, disabled=False)
-    return see_other(request, ACCOUNTS)
+def enable(staff: AdminStaff, account_id: AccountId) -> Response:
+    staff.services.accounts.set_disabled(staff.account.principal(), account_id, disabled=False)
+    return staff.see_other(ACCOUNTS)

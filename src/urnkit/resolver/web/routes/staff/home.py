@@ -1,18 +1,13 @@
 """``/staff/``: the staff pages' home, a short list of what the account's role may do."""
 
-from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
-from urnkit.resolver.web.deps import StaffAccount, StaffSessions, csrf_checked
-from urnkit.resolver.web.sessions import HOME, staff_page
+from urnkit.resolver.web.sessions import HOME
+from urnkit.resolver.web.staff_pages import SignedIn, staff_router
 
-router = APIRouter(
-    include_in_schema=False,
-    default_response_class=HTMLResponse,
-    dependencies=[Depends(csrf_checked)],
-)
+router = staff_router()
 
 
 @router.get(HOME)
-def home(request: Request, sessions: StaffSessions, account: StaffAccount) -> HTMLResponse:
-    return staff_page(request, sessions, "staff/home.html", account=account)
+def home(staff: SignedIn) -> HTMLResponse:
+    return staff.page("staff/home.html")

@@ -1,69 +1,44 @@
 """``/staff/links``: the broken links of the account's organisation's locations (an
 admin's: every organisation's), each rechecked now on request, the new result shown."""
 
+from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import Response
 from fastapi.responses import HTMLResponse
 
-from urnkit.resolver.domain import Account, ResolverError
-from urnkit.resolver.services import Services
-from urnkit.resolver.web.deps import (
-    ServiceDep,
-    StaffAccount,
-    StaffForm,
-    StaffSessions,
-    csrf_checked,
-)
-from urnkit.resolver.web.sessions import Sessions, see_other, staff_page
+from urnkit.resolver.domain import ResolverError
+from urnkit.resolver.web.deps import StaffForm
+from urnkit.resolver.web.staff_pages import SignedIn, Staff, staff_router
 
 LINKS = "/staff/links"
-router = APIRouter(
-    include_in_schema=False,
-    default_response_class=HTMLResponse,
-    dependencies=[Depends(csrf_checked)],
-)
+router = staff_router()
 
 
-def _page(
-    request: Request, services: Services, sessions: Sessions, account: Account, **context: Any
-) -> HTMLResponse:
-    _, broken = services.links.broken_links_for(account.principal(), None)
-    page = "staff/links.html"
-    return staff_page(request, sessions, page, account=account, broken=broken, **context)
+def _page(staff: Staff, **context: Any) -> HTMLResponse:
+    _, broken = staff.services.links.broken_links_for(staff.account.principal(), None)
+    return staff.page("staff/links.html", broken=broken, **context)
 
 
 @router.get(LINKS)
-def links(
-    request: Request,
-    services: ServiceDep,
-    sessions: StaffSessions,
-    account: StaffAccount,
-    checked: str | None = None,
-) -> HTMLResponse:
+def links(staff: SignedIn, checked: str | None = None) -> HTMLResponse:
     """The broken links; with ``checked``, the state of that URL after its recheck."""
     if checked is None:
-        return _page(request, services, sessions, account)
+        return _page(staff)
     try:
-        state = services.links.state_for(account.principal(), checked)
+        state = staff.services.links.state_for(staff.account.principal(), checked)
     except ResolverError as error:
-        return _page(request, services, sessions, account, error=error)
-    return _page(request, services, sessions, account, checked=checked, state=state)
+        return _page(staff, error=error)
+    return _page(staff, checked=checked, state=state)
 
 
 @router.post(LINKS + "/recheck")
-def recheck(
-    request: Request,
-    services: ServiceDep,
-    sessions: StaffSessions,
-    account: StaffAccount,
-    form: StaffForm,
-) -> Response:
+def recheck(staff: SignedIn, form: StaffForm) -> Response:
     """Check one URL now; back to the list, showing the new result."""
     url = form.get("url", "")
-    try:
-        services.links.recheck(account.principal(), url)
-    except ResolverError as error:
-        return _page(request, services, sessions, account, error=error)
-    return see_other(request, f"{LINKS}?{urlencode({'checked': url})}")
+    return staff.act(
+        lambda: staff.services.links.recheck(staff.account.principal(), url),
+        partial(_page, staff),
+        f"{LINKS}?{urlencode({'checked': url})}",
+    )

@@ -2,117 +2,82 @@
 organisations (each with its delegated prefixes, accounts and networks), creating one; and the
 organisations' networks (CIDR ranges) set and removed, as ``urnkit admin network`` does."""
 
+from functools import partial
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import Response
 from fastapi.responses import HTMLResponse
 
-from urnkit.resolver.domain import Account, ResolverError
-from urnkit.resolver.services import Services
-from urnkit.resolver.web.deps import ServiceDep, StaffAdmin, StaffForm, StaffSessions, csrf_checked
-from urnkit.resolver.web.sessions import Sessions, see_other, staff_page
+from urnkit.resolver.domain import ResolverError
+from urnkit.resolver.web.deps import StaffForm
+from urnkit.resolver.web.staff_pages import AdminStaff, Staff, staff_router
 
 ORGANISATIONS = "/staff/admin/organisations"
 NETWORKS = "/staff/admin/networks"
-router = APIRouter(
-    include_in_schema=False,
-    default_response_class=HTMLResponse,
-    dependencies=[Depends(csrf_checked)],
-)
+router = staff_router()
 
 
-def _organisations(
-    request: Request, services: Services, sessions: Sessions, account: Account, **context: Any
-) -> HTMLResponse:
-    return staff_page(
-        request,
-        sessions,
+def _organisations(staff: Staff, **context: Any) -> HTMLResponse:
+    services = staff.services
+    return staff.page(
         "staff/organisations.html",
-        account=account,
         organisations=services.admin.organisations(),
         prefixes=services.admin.prefixes(),
-        accounts=services.accounts.accounts(account.principal()),
+        accounts=services.accounts.accounts(staff.account.principal()),
         networks=services.networks.networks(),
         **context,
     )
 
 
 @router.get(ORGANISATIONS)
-def organisations(
-    request: Request, services: ServiceDep, sessions: StaffSessions, account: StaffAdmin
-) -> HTMLResponse:
-    return _organisations(request, services, sessions, account)
+def organisations(staff: AdminStaff) -> HTMLResponse:
+    return _organisations(staff)
 
 
 @router.post(ORGANISATIONS)
-def create_organisation(
-    request: Request,
-    services: ServiceDep,
-    sessions: StaffSessions,
-    account: StaffAdmin,
-    form: StaffForm,
-) -> Response:
+def create_organisation(staff: AdminStaff, form: StaffForm) -> Response:
     name = form.get("name", "")
-    try:
-        services.admin.create_organisation(name)
-    except ResolverError as error:
-        values = {"name": name}
-        return _organisations(request, services, sessions, account, error=error, values=values)
-    return see_other(request, ORGANISATIONS)
+    return staff.act(
+        lambda: staff.services.admin.create_organisation(name),
+        partial(_organisations, staff, values={"name": name}),
+        ORGANISATIONS,
+    )
 
 
-def _networks(
-    request: Request, services: Services, sessions: Sessions, account: Account, **context: Any
-) -> HTMLResponse:
-    return staff_page(
-        request,
-        sessions,
+def _networks(staff: Staff, **context: Any) -> HTMLResponse:
+    return staff.page(
         "staff/networks.html",
-        account=account,
-        organisations=services.admin.organisations(),
-        networks=services.networks.networks(),
+        organisations=staff.services.admin.organisations(),
+        networks=staff.services.networks.networks(),
         **context,
     )
 
 
 @router.get(NETWORKS)
-def networks(
-    request: Request, services: ServiceDep, sessions: StaffSessions, account: StaffAdmin
-) -> HTMLResponse:
-    return _networks(request, services, sessions, account)
+def networks(staff: AdminStaff) -> HTMLResponse:
+    return _networks(staff)
 
 
 @router.post(NETWORKS)
-def set_network(
-    request: Request,
-    services: ServiceDep,
-    sessions: StaffSessions,
-    account: StaffAdmin,
-    form: StaffForm,
-) -> Response:
+def set_network(staff: AdminStaff, form: StaffForm) -> Response:
     """Create or replace a network: its ranges, separated by spaces or commas."""
     values = {name: form.get(name, "") for name in ("organisation", "network", "ranges")}
     ranges = values["ranges"].replace(",", " ").split()
-    try:
-        services.networks.save(values["organisation"], values["network"], ranges)
-    except ResolverError as error:
-        return _networks(request, services, sessions, account, error=error, values=values)
-    return see_other(request, NETWORKS)
+    return staff.act(
+        lambda: staff.services.networks.save(values["organisation"], values["network"], ranges),
+        partial(_networks, staff, values=values),
+        NETWORKS,
+    )
 
 
 @router.post(NETWORKS + "/remove")
-def remove_network(
-    request: Request,
-    services: ServiceDep,
-    sessions: StaffSessions,
-    account: StaffAdmin,
-    form: StaffForm,
-) -> Response:
+def remove_network(staff: AdminStaff, form: StaffForm) -> Response:
     """Remove a network; refused (at the top of the page) while locations are restricted to
     it."""
-    try:
-        services.networks.delete(form.get("organisation", ""), form.get("network", ""))
-    except ResolverError as error:
+
+    def refused(error: ResolverError) -> HTMLResponse:
         error.extensions.pop("field", None)  # the list's button, not the form's field
-        return _networks(request, services, sessions, account, error=error)
-    return see_other(request, NETWORKS)
+        return _networks(staff, error=error)
+
+    names = form.get("organisation", ""), form.get("network", "")
+    return staff.act(lambda: staff.services.networks.delete(*names), refused, NETWORKS)

@@ -2,31 +2,21 @@
 broken links (their count, and their list at ``/staff/admin/broken-links``), and, charted
 and tabled, the resolutions per prefix per day and the records by status of the last weeks."""
 
-from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
-from urnkit.resolver.web.deps import ServiceDep, StaffAdmin, StaffSessions, csrf_checked
-from urnkit.resolver.web.sessions import staff_page
+from urnkit.resolver.web.staff_pages import AdminStaff, staff_router
 
 OVERVIEW = "/staff/admin/"
 BROKEN_LINKS = "/staff/admin/broken-links"
 DAYS = 31  # the days of resolutions shown
-router = APIRouter(
-    include_in_schema=False,
-    default_response_class=HTMLResponse,
-    dependencies=[Depends(csrf_checked)],
-)
+router = staff_router()
 
 
 @router.get(OVERVIEW)
-def overview(
-    request: Request, services: ServiceDep, sessions: StaffSessions, account: StaffAdmin
-) -> HTMLResponse:
-    return staff_page(
-        request,
-        sessions,
+def overview(staff: AdminStaff) -> HTMLResponse:
+    services = staff.services
+    return staff.page(
         "staff/overview.html",
-        account=account,
         statuses=services.overview.record_counts(),
         register=services.overview.register(),
         broken=len(services.links.broken_links()),
@@ -38,9 +28,6 @@ def overview(
 
 
 @router.get(BROKEN_LINKS)
-def broken_links(
-    request: Request, services: ServiceDep, sessions: StaffSessions, account: StaffAdmin
-) -> HTMLResponse:
+def broken_links(staff: AdminStaff) -> HTMLResponse:
     """Every location whose link is broken, by owner and URN."""
-    found = services.links.broken_links()
-    return staff_page(request, sessions, "staff/broken_links.html", account=account, links=found)
+    return staff.page("staff/broken_links.html", links=staff.services.links.broken_links())

@@ -6,40 +6,28 @@ URNs, and the export as NDJSON or CSV. Each through the record services, as the 
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import Query, Response
 from fastapi.responses import HTMLResponse, StreamingResponse
 
-from urnkit.resolver.domain import Account, ResolverError, UnacceptableError
-from urnkit.resolver.services import Services
+from urnkit.resolver.domain import ResolverError, UnacceptableError
 from urnkit.resolver.services.transfer import export_lines
 from urnkit.resolver.web.deps import (
-    ServiceDep,
-    StaffAccount,
     StaffForm,
-    StaffSessions,
-    csrf_checked,
 )
 from urnkit.resolver.web.record_forms import beside, location_of, metadata_of
-from urnkit.resolver.web.sessions import Sessions, see_other, staff_page
+from urnkit.resolver.web.staff_pages import SignedIn, Staff, staff_router
 from urnkit.resolver.web.templating import record_path
 
 RECORDS = "/staff/records"
 NEW = RECORDS + "/new"
 PAGE = 50  # records a page
-router = APIRouter(
-    include_in_schema=False,
-    default_response_class=HTMLResponse,
-    dependencies=[Depends(csrf_checked)],
-)
+router = staff_router()
 Filter = Annotated[str | None, Query(max_length=2000)]
 
 
 @router.get(RECORDS)
 def records(
-    request: Request,
-    services: ServiceDep,
-    sessions: StaffSessions,
-    account: StaffAccount,
+    staff: SignedIn,
     status: Filter = None,
     prefix: Filter = None,
     q: Filter = None,
@@ -51,8 +39,8 @@ def records(
     after = None
     error = None
     try:
-        found, after = services.overview.held_records(
-            account.principal(),
+        found, after = staff.services.overview.held_records(
+            staff.account.principal(),
             cursor,
             PAGE,
             status=status or None,
@@ -61,45 +49,26 @@ def records(
         )
     except ResolverError as refused:
         error = beside(refused, "q")
-    return staff_page(
-        request,
-        sessions,
-        "staff/records.html",
-        error=error,
-        account=account,
-        records=found,
-        after=after,
-        values=values,
-    )
+    page = "staff/records.html"
+    return staff.page(page, error=error, records=found, after=after, values=values)
 
 
-def _new_page(
-    request: Request, services: Services, sessions: Sessions, account: Account, **context: Any
-) -> HTMLResponse:
-    prefixes = services.overview.prefixes(account.principal())
-    page = "staff/record_new.html"
-    return staff_page(request, sessions, page, account=account, prefixes=prefixes, **context)
+def _new_page(staff: Staff, **context: Any) -> HTMLResponse:
+    prefixes = staff.services.overview.prefixes(staff.account.principal())
+    return staff.page("staff/record_new.html", prefixes=prefixes, **context)
 
 
 @router.get(NEW)
-def new_record_form(
-    request: Request, services: ServiceDep, sessions: StaffSessions, account: StaffAccount
-) -> HTMLResponse:
-    return _new_page(request, services, sessions, account, values={"how": "typed"})
+def new_record_form(staff: SignedIn) -> HTMLResponse:
+    return _new_page(staff, values={"how": "typed"})
 
 
 @router.post(NEW)
-def register(
-    request: Request,
-    services: ServiceDep,
-    sessions: StaffSessions,
-    account: StaffAccount,
-    form: StaffForm,
-) -> Response:
+def register(staff: SignedIn, form: StaffForm) -> Response:
     """Register a record: the typed-in URN (refused if registered, filled in if reserved), or
     the next one of the chosen prefix; with its first location, if one is given, and its
     metadata. A generated URN stays reserved if the rest is refused: the form then names it."""
-    principal = account.principal()
+    principal, services = staff.account.principal(), staff.services
     values = dict(form)
     try:
         metadata = metadata_of(form)
@@ -113,44 +82,31 @@ def register(
             values |= {"how": "typed", "urn": urn}  # reserved now: kept if the rest fails
         record, _ = services.records.put(principal, urn, found, metadata, overwrite=False)
     except ResolverError as error:
-        return _new_page(
-            request, services, sessions, account, error=beside(error, "urn"), values=values
-        )
-    return see_other(request, record_path(record.urn))
+        return _new_page(staff, error=beside(error, "urn"), values=values)
+    return staff.see_other(record_path(record.urn))
 
 
 @router.post(RECORDS + "/reserve")
-def reserve(
-    request: Request,
-    services: ServiceDep,
-    sessions: StaffSessions,
-    account: StaffAccount,
-    form: StaffForm,
-) -> Response:
+def reserve(staff: SignedIn, form: StaffForm) -> Response:
     """Reserve a number of new URNs in a prefix; on to the list of reserved ones there."""
     prefix = form.get("reserve_prefix", "")
     written = form.get("count", "").strip()
     try:
         if not written.isascii() or not written.isdigit() or len(written) > 9:
             raise UnacceptableError("the count is a whole number, 1 or more", field="count")
-        services.records.generate(account.principal(), prefix, int(written))
+        staff.services.records.generate(staff.account.principal(), prefix, int(written))
     except ResolverError as error:
         values = {"how": "typed", "reserve_prefix": prefix, "count": written}
-        error = beside(error, "reserve_prefix")
-        return _new_page(request, services, sessions, account, error=error, values=values)
+        return _new_page(staff, error=beside(error, "reserve_prefix"), values=values)
     query = urlencode({"status": "reserved", "prefix": prefix})
-    return see_other(request, f"{RECORDS}?{query}")
+    return staff.see_other(f"{RECORDS}?{query}")
 
 
 @router.get(RECORDS + "/export")
-def export(
-    services: ServiceDep,
-    account: StaffAccount,
-    format: Annotated[str, Query(max_length=10)] = "ndjson",
-) -> Response:
+def export(staff: SignedIn, format: Annotated[str, Query(max_length=10)] = "ndjson") -> Response:
     """The records of the account's organisation, as ``urnkit export`` writes them, to
     download."""
-    lines = export_lines(services.overview.held_export(account.principal()), format)
+    lines = export_lines(staff.services.overview.held_export(staff.account.principal()), format)
     media = "text/csv" if format == "csv" else "application/x-ndjson"
     return StreamingResponse(
         lines,

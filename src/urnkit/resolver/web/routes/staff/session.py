@@ -2,7 +2,7 @@
 change of password (forced after a one-time password). Every change of credentials issues a
 new session cookie: the old one names the old epoch and no longer works."""
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import Request, Response
 from fastapi.responses import HTMLResponse
 
 from urnkit.resolver.domain import ResolverError
@@ -12,7 +12,6 @@ from urnkit.resolver.web.deps import (
     StaffSession,
     StaffSessions,
     client_of,
-    csrf_checked,
 )
 from urnkit.resolver.web.sessions import (
     PASSWORD,
@@ -24,12 +23,9 @@ from urnkit.resolver.web.sessions import (
     staff_policy,
     start_session,
 )
+from urnkit.resolver.web.staff_pages import staff_router
 
-router = APIRouter(
-    include_in_schema=False,
-    default_response_class=HTMLResponse,
-    dependencies=[Depends(csrf_checked)],
-)
+router = staff_router()
 
 
 @router.get(SIGN_IN)

@@ -4,80 +4,44 @@ organisation's), created (shown once) and revoked through the admin service, as 
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Request, Response
+from fastapi import Path, Response
 from fastapi.responses import HTMLResponse
 
-from urnkit.resolver.domain import Account, ResolverError
-from urnkit.resolver.services import Services
-from urnkit.resolver.web.deps import (
-    ServiceDep,
-    StaffAccount,
-    StaffForm,
-    StaffSessions,
-    csrf_checked,
-)
-from urnkit.resolver.web.sessions import Sessions, see_other, staff_page
+from urnkit.resolver.domain import ResolverError
+from urnkit.resolver.web.deps import StaffForm
+from urnkit.resolver.web.staff_pages import SignedIn, Staff, staff_router
 
 TOKENS = "/staff/tokens"
-router = APIRouter(
-    include_in_schema=False,
-    default_response_class=HTMLResponse,
-    dependencies=[Depends(csrf_checked)],
-)
+router = staff_router()
 
 
-def _page(
-    request: Request, services: Services, sessions: Sessions, account: Account, **context: Any
-) -> HTMLResponse:
-    principal = account.principal()
-    organisations = (
-        services.admin.organisations() if account.role == "admin" else [account.organisation]
-    )
-    tokens = services.admin.tokens(principal)
-    return staff_page(
-        request,
-        sessions,
-        "staff/tokens.html",
-        account=account,
-        tokens=tokens,
-        organisations=organisations,
-        **context,
-    )
+def _page(staff: Staff, **context: Any) -> HTMLResponse:
+    account, admin = staff.account, staff.services.admin
+    organisations = admin.organisations() if account.role == "admin" else [account.organisation]
+    tokens = admin.tokens(account.principal())
+    return staff.page("staff/tokens.html", tokens=tokens, organisations=organisations, **context)
 
 
 @router.get(TOKENS)
-def tokens(
-    request: Request, services: ServiceDep, sessions: StaffSessions, account: StaffAccount
-) -> HTMLResponse:
-    return _page(request, services, sessions, account)
+def tokens(staff: SignedIn) -> HTMLResponse:
+    return _page(staff)
 
 
 @router.post(TOKENS)
-def create_token(
-    request: Request,
-    services: ServiceDep,
-    sessions: StaffSessions,
-    account: StaffAccount,
-    form: StaffForm,
-) -> HTMLResponse:
+def create_token(staff: SignedIn, form: StaffForm) -> HTMLResponse:
     """Create a token; the page shows it this once."""
-    organisation = form.get("organisation", account.organisation)
+    organisation = form.get("organisation", staff.account.organisation)
     role, label = form.get("role", "registrant"), form.get("label", "")
     try:
-        token = services.admin.create_token_as(account.principal(), organisation, role, label)
+        principal = staff.account.principal()
+        token = staff.services.admin.create_token_as(principal, organisation, role, label)
     except ResolverError as error:
-        values = {"label": label}
-        return _page(request, services, sessions, account, error=error, values=values)
-    return _page(request, services, sessions, account, status=201, created=token)
+        return _page(staff, error=error, values={"label": label})
+    return _page(staff, status=201, created=token)
 
 
 @router.post(TOKENS + "/{token_id}/revoke")
-def revoke_token(
-    request: Request,
-    token_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
-    services: ServiceDep,
-    account: StaffAccount,
-) -> Response:
+def revoke_token(staff: SignedIn, token_id: Annotated[int, Path(ge=1, le=2**31 - 1)]) -> Response:
     """Revoke a token of the account's organisation (an admin's: any)."""
-    services.admin.revoke_token(token_id, account.principal())
-    return see_other(request, TOKENS)
+    staff.services.admin.revoke_token(token_id, staff.account.principal())
+    return staff.see_other(TOKENS)

@@ -6,35 +6,23 @@ import base64
 import binascii
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import Response
 from fastapi.responses import HTMLResponse
 
 from urnkit.resolver.domain import ResolverError, UnacceptableError
 from urnkit.resolver.services.rows import format_of
 from urnkit.resolver.services.uploads import FileFormat
-from urnkit.resolver.web.deps import (
-    ServiceDep,
-    StaffAccount,
-    StaffFile,
-    StaffForm,
-    StaffSessions,
-    csrf_checked,
-)
-from urnkit.resolver.web.sessions import see_other, staff_page
+from urnkit.resolver.web.deps import StaffFile, StaffForm
+from urnkit.resolver.web.staff_pages import SignedIn, staff_router
 
 UPLOAD = "/staff/upload"
-router = APIRouter(
-    include_in_schema=False,
-    default_response_class=HTMLResponse,
-    dependencies=[Depends(csrf_checked)],
-)
+PAGE = "staff/upload.html"
+router = staff_router()
 
 
 @router.get(UPLOAD)
-def upload_form(
-    request: Request, sessions: StaffSessions, account: StaffAccount, written: int | None = None
-) -> HTMLResponse:
-    return staff_page(request, sessions, "staff/upload.html", account=account, written=written)
+def upload_form(staff: SignedIn, written: int | None = None) -> HTMLResponse:
+    return staff.page(PAGE, written=written)
 
 
 def _kind(name: str, chosen: str) -> FileFormat:
@@ -49,54 +37,37 @@ def _kind(name: str, chosen: str) -> FileFormat:
 
 
 @router.post(UPLOAD)
-def preview(
-    request: Request,
-    services: ServiceDep,
-    sessions: StaffSessions,
-    account: StaffAccount,
-    form: StaffForm,
-    sent: StaffFile,
-) -> HTMLResponse:
+def preview(staff: SignedIn, form: StaffForm, sent: StaffFile) -> HTMLResponse:
     """What each row of the file would do, nothing written; the form that commits it."""
     values: dict[str, Any] = {"format": form.get("format", ""), "change": "change" in form}
-    context: dict[str, Any] = {"account": account, "values": values}
     try:
         if sent is None or not sent[1]:
             raise UnacceptableError("choose a file to upload", field="file")
         kind = _kind(sent[0], form.get("format", ""))
-        found = services.uploads.preview(
-            account.principal(), sent[1], kind, change_existing=values["change"]
+        found = staff.services.uploads.preview(
+            staff.account.principal(), sent[1], kind, change_existing=values["change"]
         )
     except ResolverError as error:
-        return staff_page(request, sessions, "staff/upload.html", error=error, **context)
+        return staff.page(PAGE, error=error, values=values)
     content = base64.b64encode(sent[1]).decode("ascii")
-    return staff_page(
-        request, sessions, "staff/upload.html", preview=found, kind=kind, content=content, **context
-    )
+    return staff.page(PAGE, values=values, preview=found, kind=kind, content=content)
 
 
 @router.post(UPLOAD + "/commit")
-def commit(
-    request: Request,
-    services: ServiceDep,
-    sessions: StaffSessions,
-    account: StaffAccount,
-    form: StaffForm,
-) -> Response:
+def commit(staff: SignedIn, form: StaffForm) -> Response:
     """Write the rows the preview accepted; refused (nothing written) if anything changed."""
     try:
         try:
             data = base64.b64decode(form.get("content", ""), validate=True)
         except binascii.Error:
             raise UnacceptableError("the previewed file was not sent back", field="file") from None
-        written = services.uploads.commit(
-            account.principal(),
+        written = staff.services.uploads.commit(
+            staff.account.principal(),
             data,
             _kind("", form.get("format", "")),
             form.get("digest", ""),
             change_existing=form.get("change") == "yes",
         )
     except ResolverError as error:
-        page = "staff/upload.html"
-        return staff_page(request, sessions, page, error=error, account=account)
-    return see_other(request, f"{UPLOAD}?written={len(written.rows)}")
+        return staff.page(PAGE, error=error)
+    return staff.see_other(f"{UPLOAD}?written={len(written.rows)}")
