@@ -1,6 +1,7 @@
-"""Signing in to the staff pages as a browser would, over HTTP: the account made with
-``urnkit admin create-user`` (its one-time password the last line), the sign-in form's CSRF
-token read from the page, the password changed at first sign-in. Example::
+"""Signing in to the staff pages as a browser would, over HTTP: the account made as
+``urnkit admin create-user`` makes it (:class:`AccountService`, in this process: the command
+itself is tried in ``test_staff.py``), the sign-in form's CSRF token read from the page, the
+password changed at first sign-in. Example::
 
     with signed_in(resolver, "Test Library", "registrant") as (client, name, password):
         client.get("/staff/tokens")
@@ -18,7 +19,10 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
-from resolver_support import Resolver, urnkit
+from resolver_support import Resolver
+
+from urnkit.resolver.services.accounts import ADMIN, AccountService
+from urnkit.resolver.store import Store
 
 CSRF = re.compile(r'name="csrf" value="([0-9a-f]+)"')
 
@@ -31,13 +35,14 @@ def csrf_of(page: httpx.Response) -> str:
 
 
 def create_user(resolver: Resolver, organisation: str, role: str) -> tuple[str, str]:
-    """A new account's name and its one-time password (the command's last line)."""
+    """A new account's name and its one-time password, made as the operator's command does."""
     name = f"user-{secrets.token_hex(4)}"
-    done = urnkit(
-        *("admin", "create-user", organisation, name, "--role", role),
-        *("--database-url", resolver.database_url),
-    )
-    return name, done.stdout.splitlines()[-1]
+    store = Store(resolver.database_url)
+    try:
+        _, password = AccountService(store).create(ADMIN, organisation, name, role)
+    finally:
+        store.close()
+    return name, password
 
 
 def sign_in(client: httpx.Client, name: str, password: str, **extra: str) -> httpx.Response:

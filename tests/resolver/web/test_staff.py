@@ -380,6 +380,16 @@ def test_any_new_password_is_taken_or_refused_beside_its_field(
             assert 'id="new-error"' in answer.text
 
 
+def test_the_command_line_creates_an_account_with_a_one_time_password(resolver: Resolver) -> None:
+    name = f"user-{secrets.token_hex(4)}"
+    command = ("admin", "create-user", "Test Library", name, "--role", "registrant")
+    done = urnkit(*command, "--database-url", resolver.database_url)
+    one_time = done.stdout.splitlines()[-1]  # the last line, alone
+    assert name in done.stdout.splitlines()[0]
+    with httpx.Client(base_url=resolver.base_url) as client:
+        assert sign_in(client, name, one_time).headers["location"] == "/staff/password"
+
+
 def test_the_command_line_disables_and_enables_an_account(resolver: Resolver) -> None:
     with signed_in(resolver, "Test Library", "registrant") as (client, name, password):
         database = ("--database-url", resolver.database_url)
