@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
@@ -23,7 +24,6 @@ from resolver_support import (
     Server,
     fresh_database,
     set_up_resolver,
-    statistics_interval,
 )
 from services_support import Principals, set_up
 
@@ -57,10 +57,38 @@ STATISTICS_INTERVAL = 1  # seconds between flushes of the resolution counts in `
 TRUSTED_PROXIES = "127.0.0.1, ::1"  # whose X-Forwarded-For ``resolver`` believes
 
 
-@pytest.fixture(scope="session", params=DATABASES)
-def resolver(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Resolver]:
+@pytest.fixture(scope="session")
+def running_resolvers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Resolver]]:
+    """The session's resolvers by database, each started on first use (``resolver``) and kept
+    to the end: a parametrized session fixture would be stopped and started again whenever the
+    order of the tests (a parallel run's, by file) changes databases."""
+    with ExitStack() as stack:
+        yield _StartedOnFirstUse(stack, tmp_path_factory)
+
+
+class _StartedOnFirstUse(dict[str, Resolver]):
+    def __init__(self, stack: ExitStack, tmp_path_factory: pytest.TempPathFactory) -> None:
+        super().__init__()
+        self.stack, self.tmp_path_factory = stack, tmp_path_factory
+
+    def __missing__(self, kind: str) -> Resolver:
+        directory = self.tmp_path_factory.mktemp(f"resolver-{kind}")
+        url = self.stack.enter_context(fresh_database(kind, directory))
+        set_up = set_up_resolver(url)
+        # The tests' own address, 127.0.0.1, is a trusted proxy: a test sets the client's
+        # address with X-Forwarded-For (access by network, test_access_by_network.py).
+        settings = {
+            "URNKIT_TRUSTED_PROXIES": TRUSTED_PROXIES,
+            "URNKIT_STATISTICS_CACHE": "0",
+            "URNKIT_STATISTICS_INTERVAL": str(STATISTICS_INTERVAL),
+        }
+        server = self.stack.enter_context(Server(url, env=settings))
+        self[kind] = Resolver(server.base_url, url, **set_up)
+        return self[kind]
+
+
+@pytest.fixture(scope="module", params=DATABASES)
+def resolver(request: pytest.FixtureRequest, running_resolvers: dict[str, Resolver]) -> Resolver:
     """A running resolver per database, shared by the session's contract tests: organisations
     "Test Library" (prefix ``fi:test``) and "Other Library" (``fi:other``, random generator),
     an admin token and a registrant token for each. Tests use URNs of their own. The server
@@ -68,14 +96,7 @@ def resolver(
     believes the tests' ``X-Forwarded-For`` (``TRUSTED_PROXIES``). It counts the records by
     status afresh for each page, as the tests compare them with the database
     (``statistics_cache``: 0)."""
-    directory = tmp_path_factory.mktemp(f"resolver-{request.param}")
-    with fresh_database(request.param, directory) as url:
-        set_up = set_up_resolver(url)
-        # The tests' own address, 127.0.0.1, is a trusted proxy: a test sets the client's
-        # address with X-Forwarded-For (access by network, test_access_by_network.py).
-        trusted = {"URNKIT_TRUSTED_PROXIES": TRUSTED_PROXIES, "URNKIT_STATISTICS_CACHE": "0"}
-        with statistics_interval(STATISTICS_INTERVAL), Server(url, env=trusted) as server:
-            yield Resolver(server.base_url, url, **set_up)
+    return running_resolvers[request.param]
 
 
 @pytest.fixture

@@ -142,8 +142,10 @@ _ALPHABET = string.digits + string.ascii_lowercase
 _SAMPLES = [random_nbn_string() for _ in range(200)]
 
 
-@pytest.mark.parametrize("text", _SAMPLES[:50])
-def test_random_string_shape_and_check_character(text: str) -> None:
+# (by index: each process of a parallel run draws samples of its own, under the same names)
+@pytest.mark.parametrize("sample", range(50))
+def test_random_string_shape_and_check_character(sample: int) -> None:
+    text = _SAMPLES[sample]
     assert len(text) == RANDOM_LENGTH + 1
     assert set(text[:-1]) <= set(BASE32)  # Crockford's base 32, lower case: no i, l, o, u
     assert text == text.lower()
@@ -151,8 +153,9 @@ def test_random_string_shape_and_check_character(text: str) -> None:
     assert text[-1] == mod_37_36.calc_check_digit(text[:-1].upper()).lower()
 
 
-@pytest.mark.parametrize("text", _SAMPLES[:50])
-def test_random_string_every_single_character_change_is_detected(text: str) -> None:
+@pytest.mark.parametrize("sample", range(50))
+def test_random_string_every_single_character_change_is_detected(sample: int) -> None:
+    text = _SAMPLES[sample]
     for position, original in enumerate(text):
         for replacement in _ALPHABET.replace(original, ""):
             changed = text[:position] + replacement + text[position + 1 :]
