@@ -122,7 +122,9 @@ def test() -> None:
     _run(BIN / "ruff", "check", ".")
     _run(BIN / "ruff", "format", "--check", ".")
     _run(BIN / "mypy")
-    _run(BIN / "python", "-m", "pytest", *sys.argv[2:])
+    # One process per CPU, each test file whole in one of them: its module's servers and browser
+    # start once (docs/development.md).
+    _run(BIN / "python", "-m", "pytest", "-n", "auto", "--dist", "loadfile", *sys.argv[2:])
 
 
 if __name__ == "__main__":
