@@ -294,6 +294,14 @@ def test_a_record_is_deactivated_naming_a_successor_found_by_title(
     assert again.status_code == 409
 
 
+def test_a_search_finding_only_the_record_itself_finds_nothing(staff: Staff, unique: str) -> None:
+    urn = f"urn:nbn:fi:test-alone{unique}"
+    assert new_record(staff, urn, f"Alone {unique}").status_code == 303
+    page = staff.get(f"{RECORDS}/{urn}/deactivate", q=f"alone {unique}")
+    assert "No records found." in page.text
+    assert 'name="successor-' not in page.text  # a record is never its own successor
+
+
 def test_ticked_and_typed_successors_are_kept_across_searches(
     staff: Staff, api: httpx.Client, unique: str
 ) -> None:

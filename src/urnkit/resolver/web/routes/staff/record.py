@@ -131,19 +131,16 @@ def _deactivate_page(
             found, _ = staff.services.overview.search(by, q.strip(), reader=reader)
         except ResolverError as refused:
             error = error or beside(refused, "q")
+    others = [other for other in found if other.key != record.key]  # never its own successor
     return staff.page(
         "staff/deactivate.html",
         error=error,
         record=record,
         q=q,
-        found=found,
+        others=others,
         options=[
             *((successor, "", True) for successor in ticked),
-            *(
-                (other.urn, _title(other), False)
-                for other in found
-                if other.key != record.key and other.urn not in ticked
-            ),
+            *((other.urn, _title(other), False) for other in others if other.urn not in ticked),
         ],
         **context,
     )
