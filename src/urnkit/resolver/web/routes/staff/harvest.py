@@ -3,7 +3,6 @@ added and changed (base URL, organisation, format, set, URL pattern), each harve
 last run's summary and refusals shown; through the harvester ``urnkit oai`` uses."""
 
 from contextlib import suppress
-from functools import partial
 from typing import Annotated, Any
 
 from fastapi import Path, Response
@@ -87,7 +86,7 @@ def change_source(staff: AdminStaff, source_id: SourceId, form: StaffForm) -> Re
             values["set_spec"] or None,
             values["metadata_prefix"],
         ),
-        partial(_source_page, staff, harvester.source(source_id), values=values),
+        lambda error: _source_page(staff, harvester.source(source_id), error=error, values=values),
         f"{HARVEST}/{source_id}",
     )
 
