@@ -13,6 +13,7 @@ import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -237,9 +238,10 @@ def _import_batch(
     first, batch = numbered
     records: dict[str, Record] = {}
     rejected = []
+    moment = now()  # the batch's records are created together
     for number, row in enumerate(batch, first):
         try:
-            record = _imported_record(row, owner, delegated)
+            record = _imported_record(row, owner, delegated, moment)
         except ResolverError as error:
             rejected.append((number, row, error))
             continue
@@ -272,10 +274,14 @@ def _batches(
 
 
 def _imported_record(
-    row: Mapping[str, Any], owner: str | None, delegated: Sequence[tuple[str, str]]
+    row: Mapping[str, Any],
+    owner: str | None,
+    delegated: Sequence[tuple[str, str]],
+    moment: datetime,
 ) -> Record:
-    """A record from an import row, owned by ``owner`` or by the holder of the longest
-    delegated prefix covering it; :class:`UnacceptableError` naming the URN when it is unfit."""
+    """A record from an import row, created at ``moment`` and owned by ``owner`` or by the
+    holder of the longest delegated prefix covering it; :class:`UnacceptableError` naming the
+    URN when it is unfit."""
     text = str(row.get("urn", ""))
     check_record(row)
     try:
@@ -312,7 +318,6 @@ def _imported_record(
                 f"{text}: its prefix {prefix!r} is delegated to no organisation (name --owner)"
             )
         owner = max(holders)[1]
-    moment = now()
     return Record(
         urn=urn.assigned_name,
         key=urn.equivalence_key(),

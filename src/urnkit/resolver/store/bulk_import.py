@@ -297,9 +297,11 @@ class BulkImport(Queries):
         rows: list[tuple[Any, ...]] = []
         left: list[tuple[Any, ...]] = []  # records whose titles the trigger indexes
         placed, logged, titled = [], [], []
+        moment, created = None, ""
         for record_id, r in enumerate(fresh.values(), first):
             owner_id = owner_ids[r.owner]
-            created = sqlite_time(r.created)
+            if r.created != moment:  # one a batch, as imports give them
+                moment, created = r.created, sqlite_time(r.created)
             title = r.metadata.get("title")
             if isinstance(title, str):
                 titled.append((record_id, title))
