@@ -258,9 +258,10 @@ def _import_batch(
     records: dict[str, Record] = {}
     rejected = []
     moment = now()  # the batch's records are created together
+    holders: dict[str, str] = {}  # of each prefix seen, when no owner is named
     for number, row in enumerate(batch, first):
         try:
-            record = _imported_record(row, owner, delegated, moment)
+            record = _imported_record(row, owner, delegated, holders, moment)
         except ResolverError as error:
             rejected.append((number, row, error))
             continue
@@ -296,11 +297,12 @@ def _imported_record(
     row: Mapping[str, Any],
     owner: str | None,
     delegated: Sequence[tuple[str, str]],
+    holders: dict[str, str],
     moment: datetime,
 ) -> Record:
     """A record from an import row, created at ``moment`` and owned by ``owner`` or by the
-    holder of the longest delegated prefix covering it; :class:`UnacceptableError` naming the
-    URN when it is unfit."""
+    holder of the longest delegated prefix covering it (kept by prefix in ``holders``);
+    :class:`UnacceptableError` naming the URN when it is unfit."""
     text = str(row.get("urn", ""))
     check_record(row)
     try:
@@ -331,12 +333,8 @@ def _imported_record(
         raise UnacceptableError(f"{text}: {error.detail}") from None
     prefix = prefix_of(urn)
     if owner is None:
-        holders = [(p, name) for p, name in delegated if covers(p, prefix)]
-        if not holders:
-            raise UnacceptableError(
-                f"{text}: its prefix {prefix!r} is delegated to no organisation (name --owner)"
-            )
-        owner = max(holders)[1]
+        owner = holders.get(prefix) or _holder(delegated, prefix, text)
+        holders[prefix] = owner
     return Record(
         urn=urn.assigned_name,
         key=urn.equivalence_key(),
@@ -350,6 +348,17 @@ def _imported_record(
         successors=tuple(row.get("successors") or ()),
         note=row.get("note") or None,
     )
+
+
+def _holder(delegated: Sequence[tuple[str, str]], prefix: str, text: str) -> str:
+    """The holder of the longest of ``delegated`` covering ``prefix``, the URN ``text``'s;
+    :class:`UnacceptableError` if none does."""
+    holders = [(p, name) for p, name in delegated if covers(p, prefix)]
+    if not holders:
+        raise UnacceptableError(
+            f"{text}: its prefix {prefix!r} is delegated to no organisation (name --owner)"
+        )
+    return max(holders)[1]
 
 
 def row_locations(row: Mapping[str, Any], text: str) -> list[Location]:
