@@ -144,14 +144,15 @@ def _trigger_suspended(cursor: Any, name: str) -> Iterator[None]:
     """SQLite's trigger ``name`` dropped while the block runs, then created again as it was, in
     the block's transaction: no other connection sees it missing (the transaction holds the
     write lock, readers see the last commit), and a rollback restores it."""
-    found = cursor.execute(
+    (created,) = cursor.execute(
         "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (name,)
     ).fetchone()
     cursor.execute(f"DROP TRIGGER {name}")
     try:
         yield
     finally:
-        cursor.execute(found[0])
+        if cursor.connection.in_transaction:  # else rolled back already, the trigger with it
+            cursor.execute(created)
 
 
 @dataclass(frozen=True, slots=True)
