@@ -120,7 +120,7 @@ _SQLITE_LOCATIONS = (
 )
 # A text title, indexed for the title search (migration title_search). Records whose titles are
 # indexed so, or that have none, are inserted while its trigger is dropped (_trigger_suspended):
-# a trigger run per row, though it did nothing, cost 5 µs of SQLite's 20 (storage_bench.py).
+# a trigger run per row, though it did nothing, cost 7 µs of SQLite's 21 (storage_bench.py).
 # Other titles are left to the trigger, which extracts them as json_extract gives them.
 _SQLITE_TITLES = "INSERT INTO record_titles (rowid, title) VALUES (?, ?)"
 _TITLE_TRIGGER = "record_titles_insert"
