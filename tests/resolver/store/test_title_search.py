@@ -4,8 +4,10 @@ index kept by every change; its query served by the index (the query plans)."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -16,6 +18,7 @@ from store_support import add_organisation, sample_record
 
 from urnkit.resolver.services import Services
 from urnkit.resolver.store import Store
+from urnkit.resolver.store.bulk_import import _trigger_suspended
 from urnkit.resolver.store.queries import records as records_queries
 from urnkit.resolver.store.queries.records import title_condition
 from urnkit.resolver.store.tables import records
@@ -69,7 +72,7 @@ def test_a_changed_title_is_found_by_its_new_words_only(services: Services) -> N
 
 
 def test_imported_records_are_found(services: Services) -> None:
-    set_up(services)
+    who = set_up(services)
     rows = [
         {"urn": f"urn:nbn:fi:demo-{n}", "metadata": {"title": f"Thesis {n}"}} for n in range(30)
     ]
@@ -82,6 +85,9 @@ def test_imported_records_are_found(services: Services) -> None:
     ]
     assert _found(services, "172") == ["urn:nbn:fi:demo-90"]
     assert _found(services, "none") == []
+    # On SQLite the import drops the trigger inside its transaction: it is back afterwards.
+    services.records.put(who.demo, "urn:nbn:fi:demo-92", HERE, {"title": "Put after"})
+    assert _found(services, "put after") == ["urn:nbn:fi:demo-92"]
 
 
 class Catalogue:
@@ -206,3 +212,33 @@ def _postgresql_plan(connection: sa.Connection, title: str) -> str:
     query = query.limit(20)
     sql = query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True})
     return "\n".join(connection.exec_driver_sql(f"EXPLAIN {sql}").scalars()) + "\n"
+
+
+class _ImportFailedError(Exception):
+    """What an import meets while the title trigger is dropped."""
+
+
+def _fail_without_the_trigger(connection: sqlite3.Connection, *, rolled_back: bool) -> None:
+    with _trigger_suspended(connection.cursor(), "record_titles_insert"):
+        if rolled_back:
+            connection.execute("ROLLBACK")
+        raise _ImportFailedError
+
+
+@pytest.mark.parametrize("rolled_back", [False, True], ids=["open", "rolled back"])
+def test_the_title_trigger_outlives_a_failed_import(tmp_path: Path, rolled_back: bool) -> None:
+    # The SQLite import drops the trigger inside its transaction (_trigger_suspended); a failure
+    # there gives back the error it met, and the trigger is as it was after the rollback.
+    path = tmp_path / "titles.db"
+    Store(f"sqlite:///{path}").upgrade()
+    connection = sqlite3.connect(path, isolation_level=None)
+    trigger = "SELECT sql FROM sqlite_master WHERE name = 'record_titles_insert'"
+    before = connection.execute(trigger).fetchall()
+    assert before
+    connection.execute("BEGIN IMMEDIATE")
+    with pytest.raises(_ImportFailedError):
+        _fail_without_the_trigger(connection, rolled_back=rolled_back)
+    if not rolled_back:
+        connection.execute("ROLLBACK")
+    assert connection.execute(trigger).fetchall() == before
+    connection.close()

@@ -128,8 +128,10 @@ def metadata_size(metadata: object) -> int:
     >>> metadata_size({"t": "é"})
     10
     """
-    text = json.dumps(metadata, ensure_ascii=False, separators=(",", ":"))
-    return len(text.encode("utf-8"))
+    return len(_COMPACT_TEXT.encode(metadata).encode("utf-8"))
+
+
+_COMPACT_TEXT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps's own
 
 
 def violations(value: object, location: Location = ()) -> Iterator[Violation]:
@@ -205,9 +207,18 @@ def acceptable(value: object, depth: int = 1, inside: bool = False) -> bool:
         return True
     if depth > MAX_DEPTH:
         return False
+    # Texts and integers, most of a row, are answered here: a call each took half the time.
     if isinstance(value, list):
-        return all(acceptable(item, depth + 1, inside) for item in value)
+        for item in value:
+            kind = type(item)
+            if kind is str:
+                if _BAD_TEXT(item) is not None:
+                    return False
+            elif kind is not int and not acceptable(item, depth + 1, inside):
+                return False
+        return True
     for name, item in value.items():
+        kind = type(item)
         if _BAD_TEXT(name) is not None:
             return False
         if name == DOCUMENT and not inside:
@@ -215,7 +226,10 @@ def acceptable(value: object, depth: int = 1, inside: bool = False) -> bool:
                 return False
             if isinstance(item, dict) and metadata_size(item) > MAX_METADATA_BYTES:
                 return False
-        elif not acceptable(item, depth + 1, inside):
+        elif kind is str:
+            if _BAD_TEXT(item) is not None:
+                return False
+        elif kind is not int and not acceptable(item, depth + 1, inside):
             return False
     return True
 

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Generator, Iterator
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -68,6 +68,24 @@ def read_ahead(items: Iterator[T], depth: int = 2) -> Generator[T, None, None]:
     finally:
         stop.set()
         producer.join()
+
+
+@contextmanager
+def cycles_uncollected() -> Iterator[None]:
+    """The cycle collector off while the block runs, then as it was: for work whose objects
+    reference counting frees.
+
+    >>> with cycles_uncollected():
+    ...     gc.isenabled()
+    False
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def made_elsewhere(

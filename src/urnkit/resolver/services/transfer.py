@@ -8,11 +8,13 @@ An import reads its rows in batches; each batch is checked and made ready for th
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -34,7 +36,7 @@ from urnkit.resolver.domain import (
     prefix_of,
 )
 from urnkit.resolver.services.locations import check_locations
-from urnkit.resolver.services.prefetch import made_elsewhere, read_ahead
+from urnkit.resolver.services.prefetch import cycles_uncollected, made_elsewhere, read_ahead
 from urnkit.resolver.services.records import RecordService, record_successions
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import StagedImport, Store, now, stage_import
@@ -106,9 +108,27 @@ class TransferService:
             # the GIL half the time and kept the database's thread waiting for it.
             yield from made_elsewhere(make, first, itertools.chain([following], batches))
 
+        # Reference counting frees what a batch leaves (as in made_elsewhere's child), but for
+        # its refusals (an error's frames): the cycle collector's passes over the batches in
+        # flight took 7 µs a row on SQLite (benchmarks/storage_bench.py).
+        with cycles_uncollected():
+            return self._store_all(prepared(), owner_ids, progress, rejected)
+
+    def _store_all(
+        self,
+        batches: Iterator[_ImportBatch],
+        owner_ids: Mapping[str, int],
+        progress: Callable[[int, int], None] | None,
+        rejected: Callable[[int, Mapping[str, Any], str], None] | None,
+    ) -> tuple[int, int]:
+        """Store ``batches`` (see :meth:`import_records`); (imported, skipped)."""
         imported = skipped = 0
+        refusals_held = False
         # The next batch is read and checked while the database stores this one.
-        for prepared_batch in read_ahead(prepared()):
+        for prepared_batch in read_ahead(batches):
+            if refusals_held:  # the last batch's refusals, garbage now, hold cycles
+                gc.collect()
+            refusals_held = bool(prepared_batch.rejected)
             size = prepared_batch.size - len(prepared_batch.rejected)
             if prepared_batch.rejected and rejected is None:
                 raise prepared_batch.rejected[0][2]
@@ -237,9 +257,11 @@ def _import_batch(
     first, batch = numbered
     records: dict[str, Record] = {}
     rejected = []
+    moment = now()  # the batch's records are created together
+    holders: dict[str, str] = {}  # of each prefix seen, when no owner is named
     for number, row in enumerate(batch, first):
         try:
-            record = _imported_record(row, owner, delegated)
+            record = _imported_record(row, owner, delegated, holders, moment)
         except ResolverError as error:
             rejected.append((number, row, error))
             continue
@@ -272,10 +294,15 @@ def _batches(
 
 
 def _imported_record(
-    row: Mapping[str, Any], owner: str | None, delegated: Sequence[tuple[str, str]]
+    row: Mapping[str, Any],
+    owner: str | None,
+    delegated: Sequence[tuple[str, str]],
+    holders: dict[str, str],
+    moment: datetime,
 ) -> Record:
-    """A record from an import row, owned by ``owner`` or by the holder of the longest
-    delegated prefix covering it; :class:`UnacceptableError` naming the URN when it is unfit."""
+    """A record from an import row, created at ``moment`` and owned by ``owner`` or by the
+    holder of the longest delegated prefix covering it (kept by prefix in ``holders``);
+    :class:`UnacceptableError` naming the URN when it is unfit."""
     text = str(row.get("urn", ""))
     check_record(row)
     try:
@@ -306,13 +333,8 @@ def _imported_record(
         raise UnacceptableError(f"{text}: {error.detail}") from None
     prefix = prefix_of(urn)
     if owner is None:
-        holders = [(p, name) for p, name in delegated if covers(p, prefix)]
-        if not holders:
-            raise UnacceptableError(
-                f"{text}: its prefix {prefix!r} is delegated to no organisation (name --owner)"
-            )
-        owner = max(holders)[1]
-    moment = now()
+        owner = holders.get(prefix) or _holder(delegated, prefix, text)
+        holders[prefix] = owner
     return Record(
         urn=urn.assigned_name,
         key=urn.equivalence_key(),
@@ -326,6 +348,17 @@ def _imported_record(
         successors=tuple(row.get("successors") or ()),
         note=row.get("note") or None,
     )
+
+
+def _holder(delegated: Sequence[tuple[str, str]], prefix: str, text: str) -> str:
+    """The holder of the longest of ``delegated`` covering ``prefix``, the URN ``text``'s;
+    :class:`UnacceptableError` if none does."""
+    holders = [(p, name) for p, name in delegated if covers(p, prefix)]
+    if not holders:
+        raise UnacceptableError(
+            f"{text}: its prefix {prefix!r} is delegated to no organisation (name --owner)"
+        )
+    return max(holders)[1]
 
 
 def row_locations(row: Mapping[str, Any], text: str) -> list[Location]:
