@@ -67,6 +67,9 @@ def running_resolvers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict
 
 
 class _StartedOnFirstUse(dict[str, Resolver]):
+    """Resolvers by database (``"sqlite"``, ``"postgresql"``): a missing one is started, its
+    database and server stopped with ``stack``."""
+
     def __init__(self, stack: ExitStack, tmp_path_factory: pytest.TempPathFactory) -> None:
         super().__init__()
         self.stack, self.tmp_path_factory = stack, tmp_path_factory
