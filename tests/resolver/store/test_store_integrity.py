@@ -164,6 +164,52 @@ def test_a_record_changes_only_after_its_history(filled: Store, subtests: pytest
         raw_sql(filled, "UPDATE records SET targets = NULL")
 
 
+def test_one_statement_is_checked_whole(filled: Store, subtests: pytest.Subtests) -> None:
+    # Migration history_guards_per_statement: PostgreSQL checks an insert once a statement, over
+    # all its rows; what a statement's own rows break is refused as row by row.
+    with filled.transaction() as tx:
+        organisation_id = tx.organisations.id("Library")
+        assert organisation_id is not None
+        fresh = tx.records.insert(sample_record("urn:nbn:fi:demo-2"), organisation_id)
+        current = tx.records.id("urn:nbn:fi:demo-1")
+    assert fresh is not None
+    assert current is not None
+    entry = f"({fresh}, '2026-11-27', 'created', 'test')"
+    with (
+        subtests.test("two entries without a document for one record, in one statement"),
+        pytest.raises(sa.exc.DBAPIError, match="one history entry without a document"),
+    ):
+        raw_sql(
+            filled, f"INSERT INTO history (record_id, at, action, actor) VALUES {entry}, {entry}"
+        )
+    with (
+        subtests.test("locations of a fresh record and of one with a current entry"),
+        pytest.raises(sa.exc.DBAPIError, match="before the record changes"),
+    ):
+        raw_sql(
+            filled,
+            "INSERT INTO locations (record_id, url, priority, owner_id) VALUES"
+            f" ({fresh}, 'https://example.org/fresh', 9, {organisation_id}),"
+            f" ({current}, 'https://example.org/current', 9, {organisation_id})",
+        )
+    with subtests.test("the fresh record's locations, then its entry: accepted"):
+        raw_sql(
+            filled,
+            "INSERT INTO locations (record_id, url, priority, owner_id) VALUES"
+            f" ({fresh}, 'https://example.org/fresh', 9, {organisation_id}),"
+            f" ({fresh}, 'https://example.org/fresh-2', 10, {organisation_id})",
+        )
+        raw_sql(filled, f"INSERT INTO history (record_id, at, action, actor) VALUES {entry}")
+        with filled.snapshot() as tx:
+            record = tx.records.get("urn:nbn:fi:demo-2")
+            assert record is not None
+            assert [loc.url for loc in record.locations][-2:] == [
+                "https://example.org/fresh",
+                "https://example.org/fresh-2",
+            ]
+            assert [entry.action for entry in tx.records.history(fresh, NOW)] == ["created"]
+
+
 def test_the_equivalence_key_is_unique(filled: Store) -> None:
     with filled.transaction() as tx:
         organisation_id = tx.organisations.id("Library")

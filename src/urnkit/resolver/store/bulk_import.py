@@ -28,8 +28,10 @@ from urnkit.resolver.store.tables import locations, records
 
 # PostgreSQL imports (BulkImport.import_staged): each record's document (the record whole, as
 # the API shows it) is COPied into a session's temporary table with its key, then one statement
-# inserts the free ones into records, locations (in order) and history (an entry without a
-# document: the record as it is; migration current_history).
+# inserts the free ones into records and locations (in order) and notes their ids, and the next
+# gives each an entry without a document in history (the record as it is; migration
+# current_history). Two statements: the check that a location's record has no such entry yet
+# runs when the locations' statement ends (migration history_guards_per_statement).
 _IMPORT_COLUMNS = (
     "seq",
     "equivalence_key",
@@ -41,11 +43,12 @@ _IMPORT_COLUMNS = (
     "targets",
     "document",
 )
-_IMPORT_STAGE = """
-CREATE TEMPORARY TABLE IF NOT EXISTS urnkit_import (
-    seq integer, equivalence_key text, prefix text, owner_id integer, actor text,
-    created timestamptz, updated timestamptz, targets text, document jsonb
-)"""
+_IMPORT_STAGE = (
+    "CREATE TEMPORARY TABLE IF NOT EXISTS urnkit_import (seq integer, equivalence_key text,"
+    " prefix text, owner_id integer, actor text, created timestamptz, updated timestamptz,"
+    " targets text, document jsonb);"
+    " CREATE TEMPORARY TABLE IF NOT EXISTS urnkit_imported (id bigint, seq integer, actor text)"
+)
 _IMPORT = sa.text("""
 WITH inserted AS (
     INSERT INTO records (equivalence_key, urn, prefix, status, metadata, successors, note,
@@ -67,16 +70,13 @@ WITH inserted AS (
     CROSS JOIN LATERAL jsonb_array_elements(staged.document -> 'locations')
         WITH ORDINALITY AS e(loc, n)
     ORDER BY staged.seq, e.n
-    RETURNING 1
-), logged AS (
-    -- After every location (the count, an InitPlan, runs first): a location of a record whose
-    -- newest history entry has no document is refused (migration current_history).
-    INSERT INTO history (record_id, at, action, actor)
-    SELECT id, :at, 'imported', actor FROM staged WHERE (SELECT count(*) FROM placed) >= 0
-    ORDER BY seq
 )
-SELECT count(*) FROM inserted
+INSERT INTO urnkit_imported (id, seq, actor) SELECT id, seq, actor FROM staged
 """)
+_IMPORT_HISTORY = sa.text(
+    "INSERT INTO history (record_id, at, action, actor)"
+    " SELECT id, :at, 'imported', actor FROM urnkit_imported ORDER BY seq"
+)
 
 
 def _copy_text(text: str) -> str:
@@ -340,6 +340,7 @@ class BulkImport(Queries):
             copy.write(staged.lines)
         if broken:  # rare: the staged targets assumed no link broken
             self.connection.execute(_IMPORT_UNBROKEN, {"broken": "\n".join(broken)})
-        inserted: int = self.connection.execute(_IMPORT, {"at": now()}).scalar_one()
-        self.connection.exec_driver_sql("TRUNCATE urnkit_import")
+        inserted: int = self.connection.execute(_IMPORT).rowcount
+        self.connection.execute(_IMPORT_HISTORY, {"at": now()})
+        self.connection.exec_driver_sql("TRUNCATE urnkit_import, urnkit_imported")
         return inserted
