@@ -225,6 +225,58 @@ def import_records(kind: str, url: str, path: Path, batch_size: int) -> Import:
     return Import(kind, imported, skipped, seconds, batch_size, importer, postgresql)
 
 
+def import_through_command(kind: str, url: str, path: Path, batch_size: int) -> Import:
+    """Import ``path`` with ``python -m urnkit import``, timed from starting the command to its
+    end (its start-up included): the way to measure a checkout whose Python API differs, such
+    as the code an issue was filed on (``PYTHONPATH=…/src``); then ``ANALYZE``, untimed. The
+    server's CPU is read every 50 ms while the command runs: its connection's process ends
+    with it."""
+    importer = _importer_cpu()
+    seen = process_ticks(command="postgres") if kind == "postgresql" else None
+    start = time.perf_counter()
+    command = [sys.executable, "-m", "urnkit", "import", str(path)]
+    with (
+        tempfile.TemporaryFile("w+") as stderr,
+        subprocess.Popen(
+            [*command, "--batch-size", str(batch_size), "--database-url", url],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            text=True,
+        ) as child,
+    ):
+        first = dict(seen or {})
+        while child.poll() is None:
+            time.sleep(0.05)
+            if seen is not None:
+                seen |= process_ticks(command="postgres") or {}
+        seconds = time.perf_counter() - start
+        if child.returncode != 0:
+            stderr.seek(0)
+            raise BenchmarkError(f"urnkit import failed:\n{stderr.read().strip()}")
+    rows = _count_records(url)
+    per_row = 1e6 / max(rows, 1)
+    postgresql = None
+    if seen is not None:
+        ticks = sum(seen.values()) - sum(first.values())
+        postgresql = ticks / os.sysconf("SC_CLK_TCK") * per_row
+    importer = (_importer_cpu() - importer) * per_row
+    return Import(kind, rows, 0, seconds, batch_size, importer, postgresql)
+
+
+def _count_records(url: str) -> int:
+    """How many records the database at ``url`` holds, after ``ANALYZE``."""
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as connection:
+            analyze = "VACUUM ANALYZE" if engine.dialect.name == "postgresql" else "ANALYZE"
+            connection.exec_driver_sql(analyze)
+            return int(connection.exec_driver_sql("SELECT count(*) FROM records").scalar_one())
+    finally:
+        engine.dispose()
+
+
 def _importer_cpu() -> float:
     """CPU seconds of this process and of its children that ended (the batch preparer)."""
     own, children = (
@@ -322,10 +374,16 @@ def cpu_seconds(*, group: int | None = None, command: str | None = None) -> floa
     """The CPU time (user and system) that the live processes of process group ``group``, or
     those running ``command`` (as ``ps -o comm`` names it), have used, read from ``/proc``;
     None where there is no ``/proc``."""
+    ticks = process_ticks(group=group, command=command)
+    return None if ticks is None else sum(ticks.values()) / os.sysconf("SC_CLK_TCK")
+
+
+def process_ticks(*, group: int | None = None, command: str | None = None) -> dict[int, int] | None:
+    """:func:`cpu_seconds` by process: each live process's CPU ticks, by its id."""
     proc = Path("/proc")
     if not proc.is_dir():
         return None
-    ticks = 0
+    ticks = {}
     for stat in proc.glob("[0-9]*/stat"):
         try:
             # After the command's name, in parentheses (which may hold anything): state, ppid,
@@ -335,8 +393,8 @@ def cpu_seconds(*, group: int | None = None, command: str | None = None) -> floa
             continue
         fields = rest.split()
         if int(fields[2]) == group or name == command:
-            ticks += int(fields[11]) + int(fields[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
+            ticks[int(stat.parent.name)] = int(fields[11]) + int(fields[12])
+    return ticks
 
 
 def _tail(log: Path, lines: int = 20) -> str:

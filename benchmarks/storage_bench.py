@@ -4,10 +4,12 @@ row, and what a URN with one location and a title takes on disk, table by table.
 Usage::
 
     .venv/bin/python benchmarks/storage_bench.py [--urns N] [--databases sqlite,postgresql]
-        [--batch-size B] [--postgresql-url URL] [--json OUT]
+        [--batch-size B] [--postgresql-url URL] [--json OUT] [--through-command]
 
     # before and after a change, in the same sitting: the same script over another checkout
     PYTHONPATH=../other-checkout/src .venv/bin/python benchmarks/storage_bench.py --urns 1000000
+    # against the code an issue was filed on, whose Python API differs: both through the command
+    PYTHONPATH=../filed/src .venv/bin/python benchmarks/storage_bench.py --through-command
 
 Imports ``--urns`` records (``urn:nbn:fi:bench-N``, one location, metadata ``{"title": …,
 "year": 2026}``) into a new database as ``benchmarks/resolve_bench.py`` does (its NDJSON and
@@ -36,6 +38,7 @@ from resolve_bench import (
     BenchmarkError,
     fresh_database,
     import_records,
+    import_through_command,
     prepare,
     write_records,
 )
@@ -87,7 +90,8 @@ def measure(kind: str, args: argparse.Namespace, records: Path, directory: Path)
     with fresh_database(kind, directory, args.postgresql_url) as url:
         prepare(url)
         empty = 0 if kind == "sqlite" else postgresql_sizes(url)["total"]
-        imported = import_records(kind, url, records, args.batch_size)
+        run = import_through_command if args.through_command else import_records
+        imported = run(kind, url, records, args.batch_size)
         if imported.rows != args.urns:
             raise BenchmarkError(f"{kind}: imported {imported.rows:,} of {args.urns:,}")
         if kind == "sqlite":
@@ -133,6 +137,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         ),
     )
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--through-command",
+        action="store_true",
+        help="import with `python -m urnkit import` (for a checkout whose Python API differs)",
+    )
     args = parser.parse_args(argv)
     result: dict[str, Any] = {"urns": args.urns, "databases": {}, "targets": []}
     try:
