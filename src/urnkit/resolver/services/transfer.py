@@ -90,9 +90,6 @@ class TransferService:
 
         def prepared() -> Iterator[_ImportBatch]:
             batches = _batches(rows, batch_size)
-            if not postgresql:
-                yield from map(make, batches)
-                return
             first = next(batches, None)
             try:  # read ahead, so that the child starts while the first batch is made here
                 following = next(batches, None)
