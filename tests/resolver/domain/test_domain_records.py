@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import copy
 import json
+import pickle
 import string
+from datetime import UTC
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,6 +23,7 @@ from hypothesis import strategies as st
 
 from urnkit.resolver.domain import (
     Location,
+    Record,
     UnacceptableError,
     media_type_of,
     merge_patch,
@@ -30,6 +33,44 @@ from urnkit.resolver.domain import (
 )
 from urnkit.resolver.services.locations import check_locations
 from urnkit.urn import URN
+
+# --- records between processes ------------------------------------------------------------------
+
+_optional_text = st.none() | st.text(max_size=8)
+_locations = st.builds(
+    Location,
+    locators(),
+    st.integers(),
+    _optional_text,
+    _optional_text,
+    _optional_text,
+    _optional_text,
+)
+
+
+@given(
+    record=st.builds(
+        Record,
+        st.text(max_size=12),
+        st.text(max_size=12),
+        st.text(max_size=8),
+        st.sampled_from(["reserved", "active", "deactivated"]),
+        st.text(max_size=8),
+        st.datetimes(timezones=st.just(UTC)),
+        st.datetimes(timezones=st.just(UTC)),
+        st.lists(_locations, max_size=3).map(tuple),
+        json_objects,
+        st.lists(st.text(max_size=8), max_size=2).map(tuple),
+        _optional_text,
+        st.lists(st.text(max_size=8), max_size=2).map(tuple),
+    )
+)
+def test_a_record_comes_back_from_pickle_whole(record: Record) -> None:
+    # An import's child process sends its checked records back pickled (services.prefetch).
+    again = pickle.loads(pickle.dumps(record))
+    assert again == record
+    assert [type(loc) for loc in again.locations] == [Location] * len(record.locations)
+
 
 # --- with_q_component: RFC 8141 §2.3.2 -----------------------------------------------------------
 
