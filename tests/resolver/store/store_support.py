@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from importlib.resources import files
 
 import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
 
 from urnkit.resolver.domain import Location, Record
 from urnkit.resolver.store import Store, Transaction
@@ -43,3 +46,12 @@ def raw_sql(store: Store, statement: str) -> None:
             connection.execute(sa.text(statement))
     finally:
         engine.dispose()
+
+
+def downgrade(store: Store, revision: str) -> None:
+    """Take ``store``'s schema down to ``revision`` with alembic's own command."""
+    config = Config()
+    config.set_main_option("script_location", str(files("urnkit.resolver") / "migrations"))
+    with store.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, revision)

@@ -18,7 +18,7 @@ import pytest
 import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_support import add_organisation, raw_sql, sample_record
+from store_support import add_organisation, downgrade, raw_sql, sample_record
 
 from urnkit.resolver.store import Store
 
@@ -208,6 +208,42 @@ def test_one_statement_is_checked_whole(filled: Store, subtests: pytest.Subtests
                 "https://example.org/fresh-2",
             ]
             assert [entry.action for entry in tx.records.history(fresh, NOW)] == ["created"]
+
+
+def test_the_guards_hold_before_and_after_checking_per_statement(empty_store: Store) -> None:
+    # Migration history_guards_per_statement and back to current_history's row triggers.
+    def refused() -> list[str]:
+        with empty_store.transaction() as tx:
+            organisation_id = tx.organisations.id("Library") or add_organisation(tx)
+            record_id = tx.records.id("urn:nbn:fi:demo-1")
+            if record_id is None:
+                record_id = tx.records.insert(sample_record("urn:nbn:fi:demo-1"), organisation_id)
+                assert record_id is not None
+                tx.records.append_history([(record_id, "created", "test")])
+        messages = []
+        for statement in (
+            "INSERT INTO history (record_id, at, action, actor)"
+            f" VALUES ({record_id}, '2026-11-27', 'created', 'test')",
+            "INSERT INTO locations (record_id, url, priority, owner_id)"
+            f" VALUES ({record_id}, 'https://example.org/more', 9, {organisation_id})",
+            "DELETE FROM history",
+        ):
+            with pytest.raises(sa.exc.DBAPIError) as raised:
+                raw_sql(empty_store, statement)
+            messages.append(str(raised.value.orig).splitlines()[0])
+        return messages
+
+    expected = [
+        "a record has one history entry without a document, its newest",
+        "the newest history entry of a record is given its document before the record changes",
+        "history is append-only",
+    ]
+    empty_store.upgrade()
+    assert refused() == expected
+    downgrade(empty_store, "harvest_runs")
+    assert refused() == expected
+    empty_store.upgrade()
+    assert refused() == expected
 
 
 def test_the_equivalence_key_is_unique(filled: Store) -> None:

@@ -6,13 +6,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime
-from importlib.resources import files
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
 from resolver_support import mark_links
-from store_support import add_organisation, sample_record
+from store_support import add_organisation, downgrade, sample_record
 
 from urnkit.resolver.domain import Location, Record
 from urnkit.resolver.services.shapes import record_json
@@ -198,14 +195,6 @@ def _rows(store: Store) -> dict[str, tuple[str | None, str | None]]:
         }
 
 
-def _downgrade(store: Store, revision: str) -> None:
-    config = Config()
-    config.set_main_option("script_location", str(files("urnkit.resolver") / "migrations"))
-    with store.engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.downgrade(config, revision)
-
-
 def test_upgrading_types_the_targets_and_downgrading_strips_them(empty_store: Store) -> None:
     empty_store.upgrade("location_networks")
     shut = Location("https://library.example/x", 0, media_type="text/html", restricted_to="rooms")
@@ -238,7 +227,7 @@ def test_upgrading_types_the_targets_and_downgrading_strips_them(empty_store: St
     }
     empty_store.upgrade()
     assert _rows(empty_store) == typed
-    _downgrade(empty_store, "location_networks")
+    downgrade(empty_store, "location_networks")
     assert _rows(empty_store) == old
     empty_store.upgrade()
     assert _rows(empty_store) == typed

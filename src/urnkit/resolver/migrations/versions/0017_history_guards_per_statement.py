@@ -20,6 +20,8 @@ Revises: harvest_runs
 Create Date: 2026-11-27
 """
 
+from importlib import import_module
+
 from alembic import op
 
 revision = "history_guards_per_statement"
@@ -27,19 +29,11 @@ down_revision = "harvest_runs"
 branch_labels = None
 depends_on = None
 
-# The messages and rules of revision current_history (its module name starts with a digit).
-APPEND_ONLY = "history is append-only"
-ONE_CURRENT = "a record has one history entry without a document, its newest"
-FREEZE_FIRST = (
-    "the newest history entry of a record is given its document before the record changes"
-)
-_FROZEN = (
-    "OLD.record IS NULL AND NEW.record IS NOT NULL AND NEW.id = OLD.id"
-    " AND NEW.record_id = OLD.record_id AND NEW.at = OLD.at AND NEW.action = OLD.action"
-    " AND NEW.actor = OLD.actor"
-)
-_RECORD_COLUMNS = "urn, status, metadata, successors, note, owner_id, created, updated"
-_CURRENT = "SELECT 1 FROM history WHERE record_id = {row} AND record IS NULL"
+# Revision current_history: its rules' messages and the statements that made its guards (its
+# module's name starts with a digit, hence import_module; alembic loads it apart).
+_BEFORE = import_module("urnkit.resolver.migrations.versions.0008_current_history")
+_FROZEN = _BEFORE._FROZEN.replace("old.", "OLD.").replace("new.", "NEW.")
+_CURRENT = _BEFORE._CURRENT
 
 
 def _function(name: str, body: str) -> str:
@@ -65,7 +59,7 @@ UPGRADE = [
     _function(
         "urnkit_history_guard",
         f"BEGIN IF TG_OP = 'UPDATE' AND {_FROZEN} THEN RETURN NEW; END IF;"
-        f" RAISE EXCEPTION '{APPEND_ONLY}'; END",
+        f" RAISE EXCEPTION '{_BEFORE.APPEND_ONLY}'; END",
     ),
     "CREATE TRIGGER history_guard BEFORE UPDATE OR DELETE ON history"
     " FOR EACH ROW EXECUTE FUNCTION urnkit_history_guard()",
@@ -74,7 +68,7 @@ UPGRADE = [
         "SELECT 1 FROM entered e CROSS JOIN LATERAL (SELECT 1 FROM history h"
         " WHERE h.record_id = e.record_id AND h.record IS NULL AND h.id <> e.id LIMIT 1) other"
         " WHERE e.record IS NULL",
-        ONE_CURRENT,
+        _BEFORE.ONE_CURRENT,
     ),
     "CREATE TRIGGER history_one_current AFTER INSERT ON history REFERENCING NEW TABLE AS entered"
     " FOR EACH STATEMENT EXECUTE FUNCTION urnkit_history_one_current()",
@@ -83,7 +77,7 @@ UPGRADE = [
         "DECLARE changed bigint; BEGIN"
         " IF TG_TABLE_NAME = 'records' THEN changed := OLD.id; ELSE changed := OLD.record_id;"
         f" END IF; IF EXISTS ({_CURRENT.format(row='changed')}) THEN"
-        f" RAISE EXCEPTION '{FREEZE_FIRST}'; END IF;"
+        f" RAISE EXCEPTION '{_BEFORE.FREEZE_FIRST}'; END IF;"
         " IF TG_OP = 'DELETE' THEN RETURN OLD; END IF; RETURN NEW; END",
     ),
     "CREATE TRIGGER locations_history_first BEFORE UPDATE OR DELETE ON locations"
@@ -92,43 +86,25 @@ UPGRADE = [
         "urnkit_history_first_placed",
         "SELECT 1 FROM placed p CROSS JOIN LATERAL (SELECT 1 FROM history h"
         " WHERE h.record_id = p.record_id AND h.record IS NULL LIMIT 1) current",
-        FREEZE_FIRST,
+        _BEFORE.FREEZE_FIRST,
     ),
     "CREATE TRIGGER locations_history_first_placed AFTER INSERT ON locations"
     " REFERENCING NEW TABLE AS placed"
     " FOR EACH STATEMENT EXECUTE FUNCTION urnkit_history_first_placed()",
 ]
 
-# Revision current_history's triggers and functions, as it created them.
+# Back to revision current_history's guards, made again by its own statements.
 DOWNGRADE = [
     "DROP TRIGGER history_one_current ON history",
-    "DROP FUNCTION urnkit_history_one_current()",
     "DROP TRIGGER locations_history_first_placed ON locations",
-    "DROP FUNCTION urnkit_history_first_placed()",
     "DROP TRIGGER history_guard ON history",
     "DROP TRIGGER locations_history_first ON locations",
-    _function(
-        "urnkit_history_guard",
-        "BEGIN IF TG_OP = 'INSERT' THEN"
-        f" IF NEW.record IS NULL AND EXISTS ({_CURRENT.format(row='NEW.record_id')}) THEN"
-        f" RAISE EXCEPTION '{ONE_CURRENT}'; END IF; RETURN NEW; END IF;"
-        f" IF TG_OP = 'UPDATE' AND {_FROZEN} THEN RETURN NEW; END IF;"
-        f" RAISE EXCEPTION '{APPEND_ONLY}'; END",
-    ),
-    "CREATE TRIGGER history_guard BEFORE INSERT OR UPDATE OR DELETE ON history"
-    " FOR EACH ROW EXECUTE FUNCTION urnkit_history_guard()",
-    _function(
-        "urnkit_history_first",
-        "DECLARE changed bigint; BEGIN"
-        " IF TG_TABLE_NAME = 'records' THEN changed := OLD.id;"
-        " ELSIF TG_OP = 'INSERT' THEN changed := NEW.record_id;"
-        " ELSE changed := OLD.record_id; END IF;"
-        f" IF EXISTS ({_CURRENT.format(row='changed')}) THEN"
-        f" RAISE EXCEPTION '{FREEZE_FIRST}'; END IF;"
-        " IF TG_OP = 'DELETE' THEN RETURN OLD; END IF; RETURN NEW; END",
-    ),
-    "CREATE TRIGGER locations_history_first BEFORE INSERT OR UPDATE OR DELETE ON locations"
-    " FOR EACH ROW EXECUTE FUNCTION urnkit_history_first()",
+    "DROP TRIGGER records_history_first ON records",
+    "DROP FUNCTION urnkit_history_one_current()",
+    "DROP FUNCTION urnkit_history_first_placed()",
+    "DROP FUNCTION urnkit_history_guard()",
+    "DROP FUNCTION urnkit_history_first()",
+    *(statement for statement in _BEFORE.POSTGRESQL if statement.startswith("CREATE ")),
 ]
 
 
