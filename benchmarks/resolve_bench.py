@@ -233,18 +233,18 @@ def import_through_command(kind: str, url: str, path: Path, batch_size: int) -> 
     with it."""
     importer = _importer_cpu()
     seen = process_ticks(command="postgres") if kind == "postgresql" else None
+    first = dict(seen or {})
     start = time.perf_counter()
-    command = [sys.executable, "-m", "urnkit", "import", str(path)]
+    arguments = [str(path), "--batch-size", str(batch_size), "--database-url", url]
     with (
         tempfile.TemporaryFile("w+") as stderr,
         subprocess.Popen(
-            [*command, "--batch-size", str(batch_size), "--database-url", url],
+            [sys.executable, "-m", "urnkit", "import", *arguments],
             stdout=subprocess.DEVNULL,
             stderr=stderr,
             text=True,
         ) as child,
     ):
-        first = dict(seen or {})
         while child.poll() is None:
             time.sleep(0.05)
             if seen is not None:
