@@ -13,7 +13,7 @@ import io
 import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -39,7 +39,14 @@ from urnkit.resolver.services.locations import check_locations
 from urnkit.resolver.services.prefetch import cycles_uncollected, made_elsewhere, read_ahead
 from urnkit.resolver.services.records import RecordService, record_successions
 from urnkit.resolver.services.shapes import record_json
-from urnkit.resolver.store import StagedImport, Store, now, stage_import
+from urnkit.resolver.store import (
+    SqliteStagedImport,
+    StagedImport,
+    Store,
+    now,
+    stage_import,
+    stage_sqlite_import,
+)
 
 
 class TransferService:
@@ -82,11 +89,12 @@ class TransferService:
         with self.store.snapshot() as tx:
             owner_ids = tx.organisations.ids()
             delegated = [(prefix, name) for prefix, name, _ in tx.organisations.prefixes()]
+            base = tx.records.highest_id()
         if owner is not None and owner not in owner_ids:
             raise NotFoundError(f"no organisation is called {owner!r}")
 
         postgresql = self.store.engine.dialect.name == "postgresql"
-        make = partial(_import_batch, owner, delegated, owner_ids, postgresql)
+        make = partial(_import_batch, owner, delegated, owner_ids, None if postgresql else base)
 
         def prepared() -> Iterator[_ImportBatch]:
             batches = _batches(rows, batch_size)
@@ -142,10 +150,7 @@ class TransferService:
     def _store(self, prepared: _ImportBatch, owner_ids: Mapping[str, int]) -> int:
         """Store a prepared batch in one transaction; how many of its records were new."""
         with self.store.transaction() as tx:
-            if prepared.staged is not None:
-                inserted = tx.bulk.import_staged(prepared.staged)
-            else:
-                inserted = tx.bulk.import_batch(prepared.records, owner_ids)
+            inserted = tx.bulk.import_staged(prepared.staged)
             record_successions(tx, prepared.succeeding)
             tx.identifiers.refresh(prepared.identified)
         return inserted
@@ -230,29 +235,28 @@ def _csv_line(cells: Sequence[str]) -> str:
 @dataclass(frozen=True, slots=True)
 class _ImportBatch:
     """A batch of import rows made ready for the database: ``size`` rows, the keys of its
-    records that name successors and of those that carry other identifiers, and either the
-    records staged for PostgreSQL or the records
-    (other databases); the rows refused, with their numbers and reasons."""
+    records that name successors and of those that carry other identifiers, the rows refused,
+    with their numbers and reasons, and the records staged for the database."""
 
     size: int
     succeeding: list[str]
     identified: list[str]
     rejected: list[tuple[int, Mapping[str, Any], ResolverError]]
-    records: list[Record] = field(default_factory=list)
-    staged: StagedImport | None = None
+    staged: StagedImport | SqliteStagedImport
 
 
 def _import_batch(
     owner: str | None,
     delegated: Sequence[tuple[str, str]],
     owner_ids: Mapping[str, int],
-    postgresql: bool,
+    base: int | None,
     numbered: tuple[int, Sequence[Mapping[str, Any]]],
 ) -> _ImportBatch:
-    """Import rows made ready for the database (see :meth:`TransferService.import_records`);
-    ``numbered`` is the number of the batch's first row and its rows."""
+    """Import rows made ready for the database (see :meth:`TransferService.import_records`):
+    staged for PostgreSQL if ``base`` is None, else for SQLite, each record's id ``base`` plus
+    its row's number; ``numbered`` is the number of the batch's first row and its rows."""
     first, batch = numbered
-    records: dict[str, Record] = {}
+    records: dict[str, tuple[int, Record]] = {}
     rejected = []
     moment = now()  # the batch's records are created together
     holders: dict[str, str] = {}  # of each prefix seen, when no owner is named
@@ -262,14 +266,17 @@ def _import_batch(
         except ResolverError as error:
             rejected.append((number, row, error))
             continue
-        records.setdefault(record.key, record)
-    fresh = list(records.values())
+        records.setdefault(record.key, (number, record))
+    fresh = [r for _, r in records.values()]
     succeeding = [r.key for r in fresh if r.successors]
     identified = [r.key for r in fresh if carries_identifiers(r.metadata)]
-    if postgresql:  # staged here, outside the transaction: see BulkImport.import_staged
+    # Staged here, outside the transaction (see BulkImport.import_staged).
+    staged: StagedImport | SqliteStagedImport
+    if base is None:
         staged = stage_import(fresh, owner_ids, [record_json(r) for r in fresh])
-        return _ImportBatch(len(batch), succeeding, identified, rejected, staged=staged)
-    return _ImportBatch(len(batch), succeeding, identified, rejected, fresh)
+    else:
+        staged = stage_sqlite_import([(base + n, r) for n, r in records.values()], owner_ids)
+    return _ImportBatch(len(batch), succeeding, identified, rejected, staged)
 
 
 _SENDER_FAILED = "the rows failed"  # the sender's word to the child and back

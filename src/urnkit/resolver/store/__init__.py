@@ -16,7 +16,12 @@
 'empty'
 """
 
-from urnkit.resolver.store.bulk_import import StagedImport, stage_import
+from urnkit.resolver.store.bulk_import import (
+    SqliteStagedImport,
+    StagedImport,
+    stage_import,
+    stage_sqlite_import,
+)
 from urnkit.resolver.store.engine import DEFAULT_DATABASE_URL, create_engine
 from urnkit.resolver.store.fast_lookup import ResolutionRow
 from urnkit.resolver.store.queries.base import now
@@ -46,6 +51,7 @@ from urnkit.resolver.store.transaction import Transaction
 __all__ = [
     "DEFAULT_DATABASE_URL",
     "ResolutionRow",
+    "SqliteStagedImport",
     "StagedImport",
     "Store",
     "Transaction",
@@ -66,6 +72,7 @@ __all__ = [
     "records",
     "resolution_counts",
     "stage_import",
+    "stage_sqlite_import",
     "successions",
     "token_hash",
     "tokens",

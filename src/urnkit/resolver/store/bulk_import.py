@@ -3,6 +3,7 @@ staging table, prepared outside the transaction (:func:`stage_import`)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -12,7 +13,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from urnkit.resolver.domain import Record
+from urnkit.resolver.domain import Location, Record
 from urnkit.resolver.domain.identifiers import carries_identifiers
 from urnkit.resolver.store.queries.base import Queries, now, one_of
 from urnkit.resolver.store.queries.identifiers import Identifiers
@@ -124,7 +125,13 @@ _SQLITE_LOCATIONS = (
 # Other titles are left to the trigger, which extracts them as json_extract gives them.
 _SQLITE_TITLES = "INSERT INTO record_titles (rowid, title) VALUES (?, ?)"
 _TITLE_TRIGGER = "record_titles_insert"
-_SQLITE_HISTORY = "INSERT INTO history (record_id, at, action, actor) VALUES (?, ?, ?, ?)"
+# An "imported" entry for each record from the batch's first id on (the transaction holds the
+# write lock: they are the batch's), acted by its owner: one statement, no row built in Python.
+_SQLITE_HISTORY = (
+    "INSERT INTO history (record_id, at, action, actor)"
+    " SELECT r.id, ?, 'imported', o.name FROM records r JOIN organisations o ON o.id = r.owner_id"
+    " WHERE r.id >= ? ORDER BY r.id"
+)
 
 
 def sqlite_time(moment: datetime) -> str:
@@ -186,6 +193,91 @@ def stage_import(
             f"{_copy_text(_COMPACT_JSON.encode(doc))}\n"
         )
     return StagedImport("".join(lines), " ".join(hashes))
+
+
+@dataclass(frozen=True, slots=True)
+class SqliteStagedImport:
+    """A batch as SQLite imports it (:meth:`BulkImport.import_staged`), prepared outside the
+    transaction: the driver's rows of ``records`` whose titles the import indexes (with
+    ``titles``) and of those whose titles the trigger does (``left``: a title neither text nor
+    absent), of ``locations``, and the SHA-256 of every location URL (space-separated). Each
+    row's record id is the one its record was staged with; targets assume no link broken."""
+
+    records: list[tuple[Any, ...]]
+    left: list[tuple[Any, ...]]
+    titles: list[tuple[int, str]]
+    locations: list[tuple[Any, ...]]
+    url_hashes: str
+
+
+def stage_sqlite_import(
+    batch: Sequence[tuple[int, Record]], owner_ids: Mapping[str, int]
+) -> SqliteStagedImport:
+    """``batch``, each record with the id to store it under (ascending), staged for
+    :meth:`BulkImport.import_staged`; each record owned by the organisation its ``owner`` names
+    in ``owner_ids``. Ids already taken when it is stored are moved past the highest.
+
+    >>> from datetime import UTC, datetime
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> r = Record("urn:nbn:fi-1", "urn:nbn:fi-1", "fi", "active", "Org", t, t,
+    ...            metadata={"title": "On URNs"})
+    >>> staged = stage_sqlite_import([(7, r)], {"Org": 3})
+    >>> staged.records[0][:3], staged.titles
+    ((7, 'urn:nbn:fi-1', 'urn:nbn:fi-1'), [(7, 'On URNs')])
+    """
+    encode = _COMPACT_JSON.encode
+    rows: list[tuple[Any, ...]] = []
+    left: list[tuple[Any, ...]] = []
+    placed, titled, hashes = [], [], []
+    moment, created = None, ""
+    for record_id, r in batch:
+        owner_id = owner_ids[r.owner]
+        if r.created != moment:  # one a batch, as imports give them
+            moment, created = r.created, sqlite_time(r.created)
+        title = r.metadata.get("title")
+        if isinstance(title, str):
+            titled.append((record_id, title))
+        (rows if title is None or isinstance(title, str) else left).append(
+            (
+                *(record_id, r.key, r.urn, r.prefix, r.status, encode(dict(r.metadata))),
+                *(encode(list(r.successors)) if r.successors else "[]", r.note, owner_id),
+                created,
+                created if r.updated == r.created else sqlite_time(r.updated),
+                resolution_targets(r.locations, ()),
+            )
+        )
+        for loc in r.locations:
+            placed.append((record_id, loc.url, loc.priority, loc.label, loc.media_type, owner_id))
+            hashes.append(url_hash(loc.url))
+    return SqliteStagedImport(rows, left, titled, placed, " ".join(hashes))
+
+
+def _restaged(
+    staged: SqliteStagedImport, present: set[str], broken: set[str], highest: int
+) -> SqliteStagedImport:
+    """``staged`` without the records whose keys are ``present``, its ids moved past
+    ``highest`` (the highest stored) if any is not, its targets without ``broken`` URLs."""
+    dropped = {row[0] for row in itertools.chain(staged.records, staged.left) if row[1] in present}
+    kept = [row[0] for row in itertools.chain(staged.records, staged.left) if row[0] not in dropped]
+    shift = max(0, highest + 1 - min(kept, default=highest + 1))
+    placed: dict[int, list[Location]] = {}
+    for row in staged.locations:
+        placed.setdefault(row[0], []).append(Location(*row[1:5]))
+
+    def moved(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        return [
+            (row[0] + shift, *row[1:-1], resolution_targets(placed.get(row[0], []), broken))
+            for row in rows
+            if row[0] not in dropped
+        ]
+
+    return SqliteStagedImport(
+        moved(staged.records),
+        moved(staged.left),
+        [(i + shift, title) for i, title in staged.titles if i not in dropped],
+        [(row[0] + shift, *row[1:]) for row in staged.locations if row[0] not in dropped],
+        staged.url_hashes,
+    )
 
 
 class BulkImport(Queries):
@@ -265,72 +357,39 @@ class BulkImport(Queries):
             Identifiers(self.connection, self.dialect).replace(identified, fresh=True)
         return ids
 
-    def import_batch(self, batch: Sequence[Record], owner_ids: Mapping[str, int]) -> int:
-        """Insert the records whose keys are free, with their locations and an "imported"
-        history entry each, acted by the owner; how many were inserted. Their other identifiers
-        are the caller's (``tx.identifiers.refresh``). PostgreSQL imports
-        what :func:`stage_import` prepared instead (:meth:`import_staged`)."""
-        if self.dialect == "sqlite":
-            return self._import_sqlite(batch, owner_ids)
-        ids = self.insert_records(batch, owner_ids)
-        Records(self.connection, self.dialect).append_history(
-            [(ids[r.key], "imported", r.owner) for r in batch if r.key in ids]
-        )
-        return len(ids)
-
-    def _import_sqlite(self, batch: Sequence[Record], owner_ids: Mapping[str, int]) -> int:
-        """:meth:`import_batch` on SQLite: the rows built here and inserted by the driver's
-        ``executemany``, the ids given in order after the highest (the transaction holds
-        SQLite's write lock). SQLAlchemy's statement and type processing took 35-50 µs a
-        row, more than the database's work (benchmarks/storage_bench.py)."""
-        present = self.present_keys([r.key for r in batch])
-        fresh: dict[str, Record] = {}
-        for r in batch:
-            if r.key not in present and r.key not in fresh:  # the first of a key wins
-                fresh[r.key] = r
-        if not fresh:
+    def _import_sqlite(self, staged: SqliteStagedImport) -> int:
+        """:meth:`import_staged` on SQLite: the staged rows inserted by the driver's
+        ``executemany``, but those whose keys are registered. SQLAlchemy's statement and type
+        processing took 35-50 µs a row, more than the database's work; building the rows here
+        rather than in the child preparing the batches took a third of this process's CPU
+        (benchmarks/storage_bench.py)."""
+        highest = Records(self.connection, self.dialect).highest_id()
+        both = itertools.chain(staged.records, staged.left)
+        present = self.present_keys([row[1] for row in both])
+        broken = broken_by_hashes(self.connection, staged.url_hashes)
+        firsts = [rows[0][0] for rows in (staged.records, staged.left) if rows]
+        if present or broken or min(firsts, default=highest + 1) <= highest:
+            staged = _restaged(staged, present, broken, highest)
+            firsts = [rows[0][0] for rows in (staged.records, staged.left) if rows]
+        if not firsts:
             return 0
-        urls = (loc.url for r in fresh.values() for loc in r.locations)
-        broken = broken_urls(self.connection, urls)
         cursor = self.connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        first: int = cursor.execute("SELECT coalesce(max(id), 0) + 1 FROM records").fetchone()[0]
-        at, encode = sqlite_time(now()), _COMPACT_JSON.encode
-        rows: list[tuple[Any, ...]] = []
-        left: list[tuple[Any, ...]] = []  # records whose titles the trigger indexes
-        placed, logged, titled = [], [], []
-        moment, created = None, ""
-        for record_id, r in enumerate(fresh.values(), first):
-            owner_id = owner_ids[r.owner]
-            if r.created != moment:  # one a batch, as imports give them
-                moment, created = r.created, sqlite_time(r.created)
-            title = r.metadata.get("title")
-            if isinstance(title, str):
-                titled.append((record_id, title))
-            (rows if title is None or isinstance(title, str) else left).append(
-                (
-                    *(record_id, r.key, r.urn, r.prefix, r.status, encode(dict(r.metadata))),
-                    *(encode(list(r.successors)) if r.successors else "[]", r.note, owner_id),
-                    created,
-                    created if r.updated == r.created else sqlite_time(r.updated),
-                    resolution_targets(r.locations, broken),
-                )
-            )
-            placed += [
-                (record_id, loc.url, loc.priority, loc.label, loc.media_type, owner_id)
-                for loc in r.locations
-            ]
-            logged.append((record_id, at, "imported", r.owner))
-        cursor.executemany(_SQLITE_TITLES, titled)
+        cursor.executemany(_SQLITE_TITLES, staged.titles)
         with _trigger_suspended(cursor, _TITLE_TRIGGER):
-            cursor.executemany(_SQLITE_RECORDS, rows)
-        cursor.executemany(_SQLITE_RECORDS, left)
-        cursor.executemany(_SQLITE_LOCATIONS, placed)
-        cursor.executemany(_SQLITE_HISTORY, logged)
+            cursor.executemany(_SQLITE_RECORDS, staged.records)
+        cursor.executemany(_SQLITE_RECORDS, staged.left)
+        cursor.executemany(_SQLITE_LOCATIONS, staged.locations)
+        cursor.execute(_SQLITE_HISTORY, (sqlite_time(now()), min(firsts)))
         cursor.close()
-        return len(fresh)
+        return len(staged.records) + len(staged.left)
 
-    def import_staged(self, staged: StagedImport) -> int:
-        """:meth:`import_batch` on PostgreSQL, of a batch :func:`stage_import` prepared."""
+    def import_staged(self, staged: StagedImport | SqliteStagedImport) -> int:
+        """Insert the records of a staged batch whose keys are free (:func:`stage_import` on
+        PostgreSQL, :func:`stage_sqlite_import` on SQLite), with their locations and an
+        "imported" history entry each, acted by the owner; how many were inserted. Their
+        other identifiers are the caller's (``tx.identifiers.refresh``)."""
+        if isinstance(staged, SqliteStagedImport):
+            return self._import_sqlite(staged)
         self.connection.exec_driver_sql(_IMPORT_STAGE)
         # Compiling the statement (JIT) took twice as long as running it on 5,000 rows.
         self.connection.exec_driver_sql("SET LOCAL jit = off")

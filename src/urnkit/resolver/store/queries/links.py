@@ -28,10 +28,18 @@ _LINK_COLUMNS = (
     links.c.checked,
 )
 
-_BROKEN = sa.text(
-    "SELECT url FROM links WHERE status = 'broken' "
-    "AND url_hash = ANY(string_to_array(:hashes, ' '))"
-)
+# The broken URLs among those whose SHA-256 hashes :hashes holds, space-separated: one text
+# parameter, split by the database (see broken_by_hashes).
+_BROKEN = {
+    "postgresql": sa.text(
+        "SELECT url FROM links WHERE status = 'broken' "
+        "AND url_hash = ANY(string_to_array(:hashes, ' '))"
+    ),
+    "sqlite": sa.text(
+        "SELECT url FROM links WHERE status = 'broken' AND url_hash IN"
+        " (SELECT value FROM json_each('[\"' || replace(:hashes, ' ', '\",\"') || '\"]'))"
+    ),
+}
 
 
 def url_hash(url: str) -> str:
@@ -88,21 +96,17 @@ def restricted_targets(
 
 def broken_urls(connection: Connection, urls: Iterable[str]) -> set[str]:
     """Which of ``urls`` link checking last found broken."""
-    hashes = {url_hash(url) for url in urls}
-    if connection.dialect.name == "postgresql":
-        return broken_by_hashes(connection, " ".join(hashes))
-    found: set[str] = set()
-    for condition in one_of(links.c.url_hash, hashes, connection.dialect.name):
-        query = sa.select(links.c.url).where(condition, links.c.status == "broken")
-        found.update(connection.scalars(query))
-    return found
+    return broken_by_hashes(connection, " ".join({url_hash(url) for url in urls}))
 
 
 def broken_by_hashes(connection: Connection, hashes: str) -> set[str]:
-    """On PostgreSQL, the broken URLs among those whose SHA-256 ``hashes`` holds (space-
-    separated): one text parameter, split by the server, as psycopg dumped a 5,000-element
-    array parameter in Python at ~6 µs an element, more than the query took."""
-    return set(connection.scalars(_BROKEN, {"hashes": hashes})) if hashes else set()
+    """The broken URLs among those whose SHA-256 ``hashes`` holds (space-separated): one text
+    parameter, split by the database, as psycopg dumped a 5,000-element array parameter in
+    Python at ~6 µs an element, more than the query took; and as an import hashes its URLs
+    in the process preparing its batches."""
+    if not hashes:
+        return set()
+    return set(connection.scalars(_BROKEN[connection.dialect.name], {"hashes": hashes}))
 
 
 def _link_state(row: Any) -> LinkState:

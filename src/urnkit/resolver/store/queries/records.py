@@ -196,6 +196,11 @@ class Records(Queries):
         query = sa.select(records.c.id).where(records.c.equivalence_key == key)
         return self.connection.scalar(query.with_for_update() if for_update else query)
 
+    def highest_id(self) -> int:
+        """The highest record id given so far; 0 before the first."""
+        highest = sa.select(sa.func.coalesce(sa.func.max(records.c.id), 0))
+        return int(self.connection.execute(highest).scalar_one())
+
     def get(self, key: str) -> Record | None:
         """The record with equivalence key ``key``, locations by priority."""
         row = self.connection.execute(
