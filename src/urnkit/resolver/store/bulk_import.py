@@ -175,8 +175,9 @@ class StagedImport:
 def stage_import(
     batch: Sequence[Record], owner_ids: Mapping[str, int], documents: Sequence[dict[str, Any]]
 ) -> StagedImport:
-    """``batch`` staged for :meth:`BulkImport.import_staged` (arguments as
-    :meth:`BulkImport.import_batch` takes them)."""
+    """``batch`` staged for :meth:`BulkImport.import_staged` on PostgreSQL, each record owned
+    by the organisation its ``owner`` names in ``owner_ids``, with its document (the record as
+    the API shows it)."""
     # COPY's text format, written whole: psycopg's write_row cost more than the rest of the
     # row's preparation.
     lines = []
