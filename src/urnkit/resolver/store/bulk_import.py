@@ -362,7 +362,7 @@ class BulkImport(Queries):
         """:meth:`import_staged` on SQLite: the staged rows inserted by the driver's
         ``executemany``, but those whose keys are registered. SQLAlchemy's statement and type
         processing took 35-50 µs a row, more than the database's work; building the rows here
-        rather than in the child preparing the batches took a third of this process's CPU
+        rather than in the child preparing the batches took a quarter of this process's CPU
         (benchmarks/storage_bench.py)."""
         highest = Records(self.connection, self.dialect).highest_id()
         both = itertools.chain(staged.records, staged.left)
