@@ -123,8 +123,15 @@ def test() -> None:
     _run(BIN / "ruff", "format", "--check", ".")
     _run(BIN / "mypy")
     # One process per CPU, each test file whole in one of them: its module's servers and browser
-    # start once (docs/development.md).
-    _run(BIN / "python", "-m", "pytest", "-n", "auto", "--dist", "loadfile", *sys.argv[2:])
+    # start once (docs/development.md). The files go out in collection order, the longest first
+    # (tests/resolver/conftest.py), not by how many tests each holds (xdist's default).
+    _run(
+        BIN / "python",
+        "-m",
+        "pytest",
+        *("-n", "auto", "--dist", "loadfile", "--no-loadscope-reorder"),
+        *sys.argv[2:],
+    )
 
 
 if __name__ == "__main__":
