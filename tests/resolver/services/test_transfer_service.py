@@ -73,6 +73,33 @@ def test_import_across_batches(services: Services, who: Principals) -> None:
     assert [r.urn for r in all_records(services)] == [f"urn:nbn:fi:demo-{n}" for n in (1, 2, 3, 4)]
 
 
+def test_registrations_during_an_import_keep_their_records_and_the_import_its_own(
+    services: Services, who: Principals
+) -> None:
+    # While an import runs, the API registers records: their ids are the ones the import's
+    # child staged its rows with (on SQLite), so the import's move past them. Each record keeps
+    # its own location and history, whoever wrote it.
+    registered: list[str] = []
+
+    def rows() -> Iterator[dict[str, Any]]:
+        for n in range(1, 121):
+            if n % 20 == 0:  # read between batches, while the batches before are stored
+                urn = f"urn:nbn:fi:demo-api-{n}"
+                services.records.put(who.demo, urn, [Location(f"https://api.example/{n}")], {})
+                registered.append(urn)
+            yield {"urn": f"urn:nbn:fi:demo-{n}", "locations": [{"url": f"https://i.example/{n}"}]}
+
+    assert services.transfer.import_records(rows(), batch_size=25) == (120, 0)
+    stored = {r.urn: r for r in all_records(services)}
+    assert len(stored) == 120 + len(registered) == 126
+    for urn, record in stored.items():
+        number = urn.rpartition("-")[2]
+        host = "api" if urn in registered else "i"
+        assert [loc.url for loc in record.locations] == [f"https://{host}.example/{number}"]
+        actions = [e.action for e in services.records.history(urn)]
+        assert actions == (["created"] if urn in registered else ["imported"]), urn
+
+
 def test_import_gives_records_to_the_prefix_holder(services: Services, who: Principals) -> None:
     services.admin.create_organisation("Sub Library")
     services.admin.delegate("Sub Library", "fi:demo:sub")
