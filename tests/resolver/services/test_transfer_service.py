@@ -26,7 +26,7 @@ from urnkit.resolver.domain import (
     UnacceptableError,
 )
 from urnkit.resolver.services import Services
-from urnkit.resolver.services.prefetch import read_ahead
+from urnkit.resolver.services.prefetch import made_elsewhere, read_ahead
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, links, url_hash
 
@@ -241,7 +241,9 @@ def test_an_import_raises_what_its_rows_raise_after_the_batches_before(
     rest = ({"urn": f"urn:nbn:fi:demo-{n}"} for n in range(20))
     assert services.transfer.import_records(rest, batch_size=5) == (10, 10)
     assert all(child.poll() is not None for child in children)
-    assert len(children) == 2  # of rows() and rest; early() fails before its second batch
+    # Those of rows() and rest, one on PostgreSQL and two on SQLite each; early() fails before
+    # its second batch.
+    assert len(children) == 2 * (1 if services.store.engine.dialect.name == "postgresql" else 2)
 
 
 @pytest.fixture
@@ -303,6 +305,25 @@ def test_read_ahead_keeps_order_and_raises_where_the_producer_failed() -> None:
     with pytest.raises(ValueError, match="row 4 is bad"):
         seen.extend(read_ahead(items(), depth=1))
     assert seen == [0, 1, 2]
+
+
+def test_batches_made_by_several_children_come_back_in_order_errors_in_place() -> None:
+    # int, a function every child can import: batch n goes to child n modulo 3.
+    made = made_elsewhere(int, "0", iter([str(n) for n in range(1, 10)]), children=3)
+    assert list(made) == list(range(10))
+    made = made_elsewhere(int, "0", iter(["1", "2", "3", "x", "5"]), children=3)
+    assert [next(made) for _ in range(4)] == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="'x'"):
+        next(made)
+
+    def failing() -> Iterator[str]:  # reading the rows fails: raised after what came before
+        yield from ("1", "2", "3", "4")
+        raise OSError("the file went away")  # not taken for a child gone (it hung)
+
+    made = made_elsewhere(int, "0", failing(), children=3)
+    assert [next(made) for _ in range(5)] == [0, 1, 2, 3, 4]
+    with pytest.raises(OSError, match="the file went away"):
+        next(made)
 
 
 def test_read_ahead_stops_its_thread_when_the_consumer_leaves() -> None:

@@ -9,6 +9,7 @@ the one before.
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import multiprocessing.connection
 import os
@@ -89,42 +90,53 @@ def cycles_uncollected() -> Iterator[None]:
 
 
 def made_elsewhere(
-    make: Callable[[Given], T], first: Given, batches: Iterator[Given]
+    make: Callable[[Given], T], first: Given, batches: Iterator[Given], children: int = 1
 ) -> Generator[T, None, None]:
-    """``make`` of ``first``, made here while a child Python process starts, then of each of
-    ``batches``, in order, made by the child while a thread here sends it the batches. An
-    exception either side meets is raised here, at its place in the sequence. The child ends
-    when this process does, even by ``kill -9``: its pipes close.
+    """``make`` of ``first``, made here while the child Python processes start, then of each of
+    ``batches``, in order, made by ``children`` children in turn (the n-th by child n modulo
+    ``children``) while a thread here sends them the batches. An exception either side meets
+    is raised here, at its place in the sequence. The children end when this process does,
+    even by ``kill -9``: their pipes close.
 
     A plain subprocess, not multiprocessing: its spawn imports the caller's main module again
     (a script without a ``__main__`` guard would import twice), and fork is unsafe in a process
     running threads."""
-    started = _start_child()
-    if started is None:
+    pipes: list[tuple[subprocess.Popen[bytes], Connection, Connection]] = []
+    while len(pipes) < children and (started := _start_child()) is not None:
+        pipes.append(started)
+    if not pipes:
         yield make(first)
         yield from map(make, batches)
         return
-    child, to_child, from_child = started
     failed: list[BaseException] = []
 
     def send() -> None:
+        outboxes, sent = [to_child for _, to_child, _ in pipes], 0
         try:
-            to_child.send(make)
-            for batch in batches:
-                to_child.send(batch)
-            to_child.send(None)
+            for outbox in outboxes:
+                outbox.send(make)
+            while True:
+                try:
+                    batch = next(batches)
+                except StopIteration:
+                    break
+                except BaseException as error:  # raised in the consumer when its child says so
+                    failed.append(error)
+                    outboxes[sent % len(outboxes)].send(_SENDER_FAILED)
+                    return
+                outboxes[sent % len(outboxes)].send(batch)
+                sent += 1
+            for outbox in outboxes:
+                outbox.send(None)
         except OSError:
-            return  # the child has gone: the consumer stopped, or it failed and said why
-        except BaseException as error:  # raised in the consumer when the child says so
-            failed.append(error)
-            with suppress(OSError):
-                to_child.send(_SENDER_FAILED)
+            return  # a child has gone: the consumer stopped, or it failed and said why
 
     sender = threading.Thread(target=send, name="urnkit-import-sender", daemon=True)
     sender.start()
     try:
         yield make(first)
-        while True:
+        for turn in itertools.count():
+            child, _, from_child = pipes[turn % len(pipes)]
             try:
                 item = from_child.recv()
             except EOFError:
@@ -138,11 +150,13 @@ def made_elsewhere(
                 raise failed[0]
             yield item
     finally:
-        child.kill()  # nothing of it is needed any more; the sender's pipe breaks
-        child.wait()
+        for child, _, _ in pipes:
+            child.kill()  # nothing of it is needed any more; the sender's pipe breaks
+            child.wait()
         sender.join()
-        to_child.close()
-        from_child.close()
+        for _, to_child, from_child in pipes:
+            to_child.close()
+            from_child.close()
 
 
 def _start_child() -> tuple[subprocess.Popen[bytes], Connection, Connection] | None:

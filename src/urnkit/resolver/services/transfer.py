@@ -109,9 +109,12 @@ class TransferService:
                 if first is not None:
                     yield make(first)
                 return
-            # From the second batch on, another process prepares them: in this one they held
-            # the GIL half the time and kept the database's thread waiting for it.
-            yield from made_elsewhere(make, first, itertools.chain([following], batches))
+            # From the second batch on, other processes prepare them: in this one they held
+            # the GIL half the time and kept the database's thread waiting for it. Two on
+            # SQLite, whose inserts here take less than a batch's preparing; one on PostgreSQL,
+            # whose server needs the CPU left (benchmarks/storage_bench.py).
+            rest = itertools.chain([following], batches)
+            yield from made_elsewhere(make, first, rest, 1 if postgresql else 2)
 
         # Reference counting frees what a batch leaves (as in made_elsewhere's child), but for
         # its refusals (an error's frames): the cycle collector's passes over the batches in
