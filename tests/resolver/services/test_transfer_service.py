@@ -324,6 +324,11 @@ def test_batches_made_by_several_children_come_back_in_order_errors_in_place() -
     assert [next(made) for _ in range(5)] == [0, 1, 2, 3, 4]
     with pytest.raises(OSError, match="the file went away"):
         next(made)
+    unsendable: Iterator[Any] = iter(["1", "2", threading.Lock()])  # cannot be pickled
+    made = made_elsewhere(int, "0", unsendable, children=2)
+    assert [next(made) for _ in range(3)] == [0, 1, 2]
+    with pytest.raises(TypeError, match="pickle"):
+        next(made)
 
 
 def test_read_ahead_stops_its_thread_when_the_consumer_leaves() -> None:

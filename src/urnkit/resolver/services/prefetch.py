@@ -120,7 +120,7 @@ def made_elsewhere(
                     batch = next(batches)
                 except StopIteration:
                     break
-                except BaseException as error:  # raised in the consumer when its child says so
+                except BaseException as error:  # reading the rows failed, an OSError too
                     failed.append(error)
                     outboxes[sent % len(outboxes)].send(_SENDER_FAILED)
                     return
@@ -130,6 +130,10 @@ def made_elsewhere(
                 outbox.send(None)
         except OSError:
             return  # a child has gone: the consumer stopped, or it failed and said why
+        except BaseException as error:  # a batch that cannot be sent (pickled): nothing went
+            failed.append(error)
+            with suppress(OSError):
+                outboxes[sent % len(outboxes)].send(_SENDER_FAILED)
 
     sender = threading.Thread(target=send, name="urnkit-import-sender", daemon=True)
     sender.start()
