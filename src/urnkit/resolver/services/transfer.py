@@ -1,7 +1,7 @@
 """Import and export of records: what ``urnkit import`` and ``urnkit export`` run.
 
 An import reads its rows in batches; each batch is checked and made ready for the database
-(staged for PostgreSQL's COPY) while the database stores the one before
+(staged: PostgreSQL's COPY text, SQLite's rows) while the database stores the one before
 (:mod:`urnkit.resolver.services.prefetch`), and stored in one transaction.
 """
 
