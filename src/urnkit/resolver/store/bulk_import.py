@@ -262,12 +262,16 @@ def _restaged(
     kept = [row[0] for row in itertools.chain(staged.records, staged.left) if row[0] not in dropped]
     shift = max(0, highest + 1 - min(kept, default=highest + 1))
     placed: dict[int, list[Location]] = {}
-    for row in staged.locations:
+    for row in staged.locations if broken else ():  # targets rebuilt only when links broke
         placed.setdefault(row[0], []).append(Location(*row[1:5]))
 
     def moved(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         return [
-            (row[0] + shift, *row[1:-1], resolution_targets(placed.get(row[0], []), broken))
+            (
+                row[0] + shift,
+                *row[1:-1],
+                resolution_targets(placed.get(row[0], []), broken) if broken else row[-1],
+            )
             for row in rows
             if row[0] not in dropped
         ]
