@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from services_support import HERE, set_up
-from store_support import add_organisation, sample_record
+from store_support import add_organisation, downgrade, raw_sql, sample_record, title_index_matches
 
 from urnkit.resolver.services import Services
 from urnkit.resolver.store import Store
@@ -67,8 +67,51 @@ def test_a_changed_title_is_found_by_its_new_words_only(services: Services) -> N
     services.records.patch(who.demo, "urn:nbn:fi:demo-1", {"metadata": {"title": "New words"}})
     assert _found(services, "old") == []
     assert _found(services, "new w") == ["urn:nbn:fi:demo-1"]
-    services.records.patch(who.demo, "urn:nbn:fi:demo-1", {"metadata": {"title": None}})
+    services.records.patch(who.demo, "urn:nbn:fi:demo-1", {"metadata": {"title": 1729}})
     assert _found(services, "words") == []
+    assert _found(services, "72") == ["urn:nbn:fi:demo-1"]
+    services.records.patch(who.demo, "urn:nbn:fi:demo-1", {"metadata": {"title": None}})
+    assert _found(services, "72") == []
+    if services.store.engine.dialect.name == "sqlite":
+        # Migration title_index_from_records: FTS5 was handed each old title to remove.
+        assert title_index_matches(services.store)
+
+
+def test_the_index_check_sees_a_title_changed_behind_its_back(tmp_path: Path) -> None:
+    # What the tests above rely on: the check compares the index with the records' titles.
+    store = Store(f"sqlite:///{tmp_path / 'titles.db'}")
+    store.upgrade()
+    with store.transaction() as tx:
+        tx.records.insert(sample_record("urn:nbn:fi:lib-1"), add_organisation(tx))
+    assert title_index_matches(store)
+    raw_sql(store, "DROP TRIGGER record_titles_update")
+    raw_sql(store, "UPDATE records SET metadata = json_object('title', 'Other')")
+    assert not title_index_matches(store)
+    store.close()
+
+
+def test_the_index_reads_titles_from_the_records(tmp_path: Path) -> None:
+    # Migration title_index_from_records, on SQLite: records stored under the index that kept
+    # its own copy of each title (revision history_guards_per_statement) are found after the
+    # upgrade, and again after a downgrade; the index then keeps no title of its own.
+    store = Store(f"sqlite:///{tmp_path / 'titles.db'}")
+    store.upgrade("history_guards_per_statement")
+    with store.transaction() as tx:
+        owner = add_organisation(tx)
+        for n, title in enumerate(["Old tale", "Other", 1729], 1):
+            record = sample_record(f"urn:nbn:fi:lib-{n}")
+            tx.records.insert(replace(record, metadata={"title": title}), owner)
+    store.upgrade()
+    services = Services(store)
+    assert _found(services, "tale") == ["urn:nbn:fi:lib-1"]
+    assert _found(services, "172") == ["urn:nbn:fi:lib-3"]
+    assert title_index_matches(store)
+    with store.snapshot() as tx:
+        tables = set(tx.connection.scalars(sa.text("SELECT name FROM sqlite_master")))
+    assert "record_titles_content" not in tables
+    downgrade(store, "history_guards_per_statement")
+    assert _found(services, "tale") == ["urn:nbn:fi:lib-1"]
+    store.close()
 
 
 def test_imported_records_are_found(services: Services) -> None:
@@ -88,6 +131,8 @@ def test_imported_records_are_found(services: Services) -> None:
     # On SQLite the import drops the trigger inside its transaction: it is back afterwards.
     services.records.put(who.demo, "urn:nbn:fi:demo-92", HERE, {"title": "Put after"})
     assert _found(services, "put after") == ["urn:nbn:fi:demo-92"]
+    if services.store.engine.dialect.name == "sqlite":
+        assert title_index_matches(services.store)
 
 
 class Catalogue:
