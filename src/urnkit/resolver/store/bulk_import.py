@@ -8,7 +8,6 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -25,7 +24,7 @@ from urnkit.resolver.store.queries.links import (
     url_hash,
 )
 from urnkit.resolver.store.queries.records import Records
-from urnkit.resolver.store.tables import locations, records
+from urnkit.resolver.store.tables import locations, records, unix_microseconds
 
 # PostgreSQL imports (BulkImport.import_staged): each record's document (the record whole, as
 # the API shows it) is COPied into a session's temporary table with its key, then one statement
@@ -134,18 +133,6 @@ _SQLITE_HISTORY = (
 )
 
 
-def sqlite_time(moment: datetime) -> str:
-    """A time as SQLAlchemy's ``DateTime`` stores it in SQLite: in UTC, without its zone.
-
-    >>> from datetime import timezone, timedelta
-    >>> sqlite_time(datetime(2026, 1, 1, 12, tzinfo=timezone(timedelta(hours=2))))
-    '2026-01-01 10:00:00.000000'
-    """
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC).replace(tzinfo=None)
-    return moment.isoformat(" ", "microseconds")  # a third of strftime's time
-
-
 @contextmanager
 def _trigger_suspended(cursor: Any, name: str) -> Iterator[None]:
     """SQLite's trigger ``name`` dropped while the block runs, then created again as it was, in
@@ -230,11 +217,11 @@ def stage_sqlite_import(
     rows: list[tuple[Any, ...]] = []
     left: list[tuple[Any, ...]] = []
     placed, titled, hashes = [], [], []
-    moment, created = None, ""
+    moment, created = None, 0
     for record_id, r in batch:
         owner_id = owner_ids[r.owner]
         if r.created != moment:  # one a batch, as imports give them
-            moment, created = r.created, sqlite_time(r.created)
+            moment, created = r.created, unix_microseconds(r.created)
         title = r.metadata.get("title")
         if isinstance(title, str):
             titled.append((record_id, title))
@@ -243,7 +230,7 @@ def stage_sqlite_import(
                 *(record_id, r.key, r.urn, r.prefix, r.status, encode(dict(r.metadata))),
                 *(encode(list(r.successors)) if r.successors else "[]", r.note, owner_id),
                 created,
-                created if r.updated == r.created else sqlite_time(r.updated),
+                created if r.updated == r.created else unix_microseconds(r.updated),
                 resolution_targets(r.locations, ()),
             )
         )
@@ -384,7 +371,7 @@ class BulkImport(Queries):
             cursor.executemany(_SQLITE_RECORDS, staged.records)
         cursor.executemany(_SQLITE_RECORDS, staged.left)
         cursor.executemany(_SQLITE_LOCATIONS, staged.locations)
-        cursor.execute(_SQLITE_HISTORY, (sqlite_time(now()), min(firsts)))
+        cursor.execute(_SQLITE_HISTORY, (unix_microseconds(now()), min(firsts)))
         cursor.close()
         return len(staged.records) + len(staged.left)
 

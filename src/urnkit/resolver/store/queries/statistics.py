@@ -97,9 +97,10 @@ class Statistics(Queries):
         )
 
     def _day_of(self, moment: sa.ColumnElement[datetime]) -> sa.ColumnElement[Any]:
-        """The day (UTC) of a stored time: SQLite stores times as UTC text, ``YYYY-MM-DD …``."""
+        """The day (UTC) of a time of records or history: SQLite stores them as microseconds
+        since 1970 (``tables.unix_microseconds``, migration times_as_integers)."""
         if self.dialect == "sqlite":
-            return sa.func.substr(moment, 1, 10)
+            return sa.func.date(sa.type_coerce(moment, sa.BigInteger) // 1_000_000, "unixepoch")
         return sa.cast(sa.func.timezone("UTC", moment), sa.Date)
 
 
