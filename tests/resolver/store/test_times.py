@@ -15,10 +15,11 @@ import pytest
 import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sqlalchemy.dialects import sqlite
 from store_support import add_organisation, downgrade, sample_record
 
 from urnkit.resolver.store import Store
-from urnkit.resolver.store.tables import unix_microseconds
+from urnkit.resolver.store.tables import UnixMicroseconds, unix_microseconds
 
 MIGRATION = import_module("urnkit.resolver.migrations.versions.0019_times_as_integers")
 # What SQLAlchemy wrote before the migration, and a time without its fraction (SQLite's own).
@@ -84,6 +85,14 @@ def test_the_migration_converts_any_text_exactly_and_back(moment: datetime) -> N
     ).fetchone()
     assert back == text
     connection.close()
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_a_time_still_stored_as_text_is_read_as_before(text: str) -> None:
+    # Written by a release before the migration while it ran: read, not refused.
+    read = UnixMicroseconds().result_processor(sqlite.dialect(), None)
+    assert read(text) == datetime.fromisoformat(text).replace(tzinfo=UTC)
+    assert read(unix_microseconds(read(text))) == read(text)
 
 
 def test_the_migration_rewrites_what_was_stored_and_back(tmp_path: Path) -> None:

@@ -59,6 +59,9 @@ class UnixMicroseconds(sqlite.DATETIME):
 
     cache_ok = True
 
+    def __init__(self) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+
     def bind_processor(self, dialect: sa.Dialect) -> Callable[[datetime | None], int | None]:
         return lambda moment: None if moment is None else unix_microseconds(moment)
 
@@ -70,7 +73,7 @@ class UnixMicroseconds(sqlite.DATETIME):
 
 
 # The times of records and history, the tables of a row or more per URN.
-_MOMENT = _TIME.with_variant(UnixMicroseconds(), "sqlite")  # type: ignore[no-untyped-call]
+_MOMENT = _TIME.with_variant(UnixMicroseconds(), "sqlite")
 
 organisations = sa.Table(
     "organisations",
