@@ -31,10 +31,12 @@ depends_on = None
 
 # Revision title_search (its module's name starts with a digit, hence import_module).
 _BEFORE = import_module("urnkit.resolver.migrations.versions.0007_title_search")
-_TITLE = "json_extract({row}.metadata, '$.title')"
-# What the search has matched since the index came: json_extract's value, whatever its type.
-_IS_TEXT = _TITLE + " IS NOT NULL"
+# The title and what the search has matched since the index came (json_extract's value,
+# whatever its type), as revision title_search has them.
+_TITLE, _IS_TEXT = _BEFORE._TITLE, _BEFORE._IS_TEXT
 _OLD, _NEW = _TITLE.format(row="old"), _TITLE.format(row="new")
+# The index filled from the records stored so far, as revision title_search filled it.
+(_FILL,) = [statement for statement in _BEFORE.SQLITE if statement.startswith("INSERT INTO")]
 
 UPGRADE = [
     "DROP TRIGGER record_titles_update",
@@ -46,10 +48,7 @@ UPGRADE = [
     # columnsize=0: no per-row token counts, which only ranking (bm25) would read.
     "CREATE VIRTUAL TABLE record_titles USING fts5(title, tokenize = 'trigram', columnsize = 0,"
     " detail = none, content = 'record_title_source', content_rowid = 'id')",
-    "INSERT INTO record_titles (rowid, title) SELECT id, "
-    + _TITLE.format(row="records")
-    + " FROM records WHERE "
-    + _IS_TEXT.format(row="records"),
+    _FILL,
     "CREATE TRIGGER record_titles_insert AFTER INSERT ON records WHEN "
     + _IS_TEXT.format(row="new")
     + f" BEGIN INSERT INTO record_titles (rowid, title) VALUES (new.id, {_NEW}); END",
