@@ -13,6 +13,7 @@ import pytest
 import sqlalchemy as sa
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from resolver_support import urnkit
 from services_support import HERE, set_up
 from store_support import add_organisation, downgrade, raw_sql, sample_record, title_index_matches
 
@@ -287,3 +288,30 @@ def test_the_title_trigger_outlives_a_failed_import(tmp_path: Path, rolled_back:
         connection.execute("ROLLBACK")
     assert connection.execute(trigger).fetchall() == before
     connection.close()
+
+
+def test_db_check_finds_a_title_index_out_of_step_and_rebuilds_it(
+    services: Services, database_url: str
+) -> None:
+    # `urnkit db check`: the index against the records' titles; --rebuild-title-index builds it
+    # again. On SQLite a title changed with the update trigger dropped leaves the old one
+    # indexed; PostgreSQL keeps its indexes itself, and REINDEX builds them again.
+    who = set_up(services)
+    for n, title in enumerate(["Old words", "Other"], 1):
+        services.records.put(who.demo, f"urn:nbn:fi:demo-{n}", HERE, {"title": title})
+    assert urnkit("db", "check", "--database-url", database_url).stdout == ""
+    sqlite = services.store.engine.dialect.name == "sqlite"
+    if sqlite:
+        raw_sql(services.store, "DROP TRIGGER record_titles_update")
+    services.records.patch(who.demo, "urn:nbn:fi:demo-1", {"metadata": {"title": "New words"}})
+    found = urnkit("db", "check", "--database-url", database_url, check=False)
+    if sqlite:
+        assert found.returncode == 1
+        assert found.stdout.startswith("the title index does not agree with the records' titles")
+        assert _found(services, "new w") == []
+    else:
+        assert (found.returncode, found.stdout) == (0, "")
+    rebuilt = urnkit("db", "check", "--rebuild-title-index", "--database-url", database_url)
+    assert rebuilt.stdout == ""
+    assert _found(services, "new w") == ["urn:nbn:fi:demo-1"]
+    assert _found(services, "old") == []

@@ -1,5 +1,6 @@
 """``urnkit db upgrade``: the resolver's database schema, by its Alembic migrations;
-``urnkit db check``: stored records that break a rule made after they were stored;
+``urnkit db check``: stored records that break a rule made after they were stored, and a title
+index out of step with the records;
 ``urnkit db backup`` and ``restore``: a SQLite database copied through the online backup API."""
 
 from __future__ import annotations
@@ -28,25 +29,30 @@ def _upgrade(args: argparse.Namespace) -> int:
 
 
 _CHECK = Help(
-    "Report stored URNs that could not be resolved.",
+    "Report stored URNs that could not be resolved, and a title index out of step.",
     "One line per URN whose NSS holds a '.' or '..' path segment (also as %2E), which HTTP "
     "clients remove before sending a request (RFC 3986 §5.2.4): such URNs are refused now, "
-    "but may have been stored before.",
+    "but may have been stored before. One line if the title search's index does not agree "
+    "with the records' titles (SQLite: FTS5's integrity check, seconds a million records); "
+    "--rebuild-title-index builds it again from them first (writes wait meanwhile).",
     (
-        "0  every stored URN passes",
-        "1  some do not (one line each on stdout)",
+        "0  every stored URN passes, and the title index agrees",
+        "1  some do not, or it does not (one line each on stdout)",
         "2  a database that cannot be used, or no server extra",
     ),
 )
 
 
 def _check(args: argparse.Namespace) -> int:
-    found = 0
-    from urnkit.resolver.services.records import unresolvable
+    from urnkit.resolver.services.records import title_index_disagreement, unresolvable
 
-    for reason in unresolvable(services_for(args).records):
+    services = services_for(args)
+    found = list(unresolvable(services.records))
+    disagreement = title_index_disagreement(services.store, rebuild=args.rebuild_title_index)
+    if disagreement is not None:
+        found.append(disagreement)
+    for reason in found:
         print(reason)
-        found += 1
     return EXIT_INVALID if found else EXIT_OK
 
 
@@ -91,6 +97,11 @@ def add_commands(commands: Commands) -> None:
     check = add(db, "check", _check, _CHECK)
     copies = add(db, "backup", _backup, _BACKUP), add(db, "restore", _restore, _RESTORE)
     database_flag(upgrade, check, *copies)
+    check.add_argument(
+        "--rebuild-title-index",
+        action="store_true",
+        help="build the title search's index again from the records' titles, then check",
+    )
     for parser, verb in zip(copies, ("write the copy to", "restore from"), strict=True):
         parser.add_argument("file", metavar="FILE", help=f"the file to {verb}")
         parser.add_argument("--force", action="store_true", help="replace what is there")

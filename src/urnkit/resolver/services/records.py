@@ -556,3 +556,21 @@ def unresolvable(service: RecordService, page: int = 1_000) -> Iterator[str]:
                 check_resolvable(record.urn)
             except UnacceptableError as error:
                 yield error.detail
+
+
+def title_index_disagreement(store: Store, *, rebuild: bool = False) -> str | None:
+    """Why the title search's index does not agree with the records' titles, None if it does;
+    the index built again from the titles first if ``rebuild``. On SQLite the index is kept by
+    triggers that hand it each old title: a database changed around them (a trigger dropped by
+    hand) leaves titles unfound or found by words they lost."""
+    if rebuild:
+        with store.transaction() as tx:
+            tx.titles.rebuild()
+    with store.snapshot() as tx:
+        if tx.titles.agrees():
+            return None
+    return (
+        "the title index does not agree with the records' titles: searches by title may miss"
+        " records or find them by old titles; 'urnkit db check --rebuild-title-index' builds it"
+        " again from the records"
+    )

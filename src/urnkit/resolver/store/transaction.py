@@ -20,6 +20,7 @@ from urnkit.resolver.store.queries.organisations import Organisations
 from urnkit.resolver.store.queries.records import Records
 from urnkit.resolver.store.queries.statistics import Statistics
 from urnkit.resolver.store.queries.successions import Successions
+from urnkit.resolver.store.queries.titles import TitleIndex
 
 Q = TypeVar("Q", bound=Queries)
 
@@ -57,6 +58,7 @@ class Transaction:
     bulk = _Area(BulkImport)  # imports and batches of records
     networks = _Area(Networks)  # organisations' networks, the locations restricted to them
     accounts = _Area(Accounts)  # staff accounts, failed sign-ins, the servers' shared secrets
+    titles = _Area(TitleIndex)  # the title search's index: checked, built again
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
