@@ -11,7 +11,7 @@ import os
 import secrets
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,13 +27,15 @@ REDIRECT_MAX_AGE = 2  # seconds: cache_redirect of the servers here
 
 @dataclass(frozen=True)
 class Deployment:
-    """The servers' URLs, nginx's (http and https) and a registrant token of fi:test."""
+    """The servers' URLs, nginx's (http and https), a registrant token of fi:test and what
+    the servers have logged so far."""
 
     first: str
     second: str
     http: str
     https: str
     token: str
+    logs: Callable[[], str]
 
     def client(self, base_url: str, authorized: bool = False) -> httpx.Client:
         headers = {"Authorization": f"Bearer {self.token}"} if authorized else {}
@@ -70,6 +72,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
                     f"http://127.0.0.1:{http}",
                     f"https://127.0.0.1:{https}",
                     tokens["registrant_token"],
+                    lambda: first.output() + second.output(),
                 )
 
 
@@ -109,6 +112,25 @@ def test_a_change_is_served_fresh_through_the_cache_within_its_max_age(
         while reader.get(f"/{urn}").headers["location"] != "https://example.org/new":
             assert time.monotonic() - changed <= REDIRECT_MAX_AGE + 1.5
             time.sleep(0.2)
+
+
+def test_every_answer_through_the_cache_has_its_own_request_id(deployment: Deployment) -> None:
+    # A hit is not the request that filled the cache: its X-Request-ID must not be that one's,
+    # or an operator would look for it in the wrong log line.
+    urn = f"urn:nbn:fi:test-{secrets.token_hex(4)}"
+    with deployment.client(deployment.https, authorized=True) as writer:
+        _put(writer, urn, "https://example.org/traced")
+    with deployment.client(deployment.https) as reader:
+        answers = [reader.get(f"/{urn}") for _ in range(2)]
+    assert [answer.headers["x-cache-status"] for answer in answers] == ["MISS", "HIT"]
+    miss, hit = (answer.headers.get_list("x-request-id") for answer in answers)
+    assert len(miss) == len(hit) == 1
+    assert miss != hit
+    deadline = time.monotonic() + 5  # urnkit writes its access log lines in batches
+    while f'"request_id":"{miss[0]}"' not in (logged := deployment.logs()):
+        assert time.monotonic() < deadline, "the miss's request id is in no server's log"
+        time.sleep(0.1)
+    assert hit[0] not in logged  # a hit never reached urnkit
 
 
 def test_nothing_authenticated_is_cached(deployment: Deployment) -> None:
