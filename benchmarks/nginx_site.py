@@ -1,6 +1,7 @@
 """Debian's nginx, really started, unprivileged, in a directory of its own: the site of
 ``docs/deploy/nginx-urnkit.conf`` with its ports, paths and certificate put to local ones, or any
-other ``http`` block. Used by ``benchmarks/proxy_bench.py`` and the tests behind nginx.
+other ``http`` block. Used by ``benchmarks/proxy_bench.py``, ``benchmarks/site_bench.py`` and the
+tests behind nginx.
 
 Example::
 
@@ -48,12 +49,14 @@ def certificate(directory: Path) -> tuple[Path, Path]:
     return cert, key
 
 
-def urnkit_site(directory: Path, upstreams: Sequence[int], http: int, https: int) -> str:
-    """The documented site, serving on 127.0.0.1:``http`` and ``https`` (TLS, a new
-    self-signed certificate) in front of urnkit servers on 127.0.0.1:``upstreams``, its cache
-    in ``directory``."""
+def urnkit_site(
+    directory: Path, upstreams: Sequence[int], http: int, https: int, template: Path = SITE
+) -> str:
+    """The documented site (or another written like it, ``template``), serving on
+    127.0.0.1:``http`` and ``https`` (TLS, a new self-signed certificate) in front of urnkit
+    servers on 127.0.0.1:``upstreams``, its cache in ``directory``."""
     cert, key = certificate(directory)
-    site = SITE.read_text(encoding="utf-8")
+    site = template.read_text(encoding="utf-8")
     servers = "".join(
         f"    server 127.0.0.1:{port} max_fails=3 fail_timeout=10s;\n" for port in upstreams
     )
