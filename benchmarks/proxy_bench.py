@@ -24,6 +24,7 @@ it does:
    drawn from all, ``--rounds`` times (limit, then cache, for each mode). The cache's rate on
    the hot set is the ratio's numerator; the target is 70% of the limit's, the median of the
    rounds' ratios. The CPU time per request is nginx's (and, behind the cache, urnkit's too).
+   A round's uniform misses stay cached: the first round's uniform load is the cold one.
 
 Prints a table and the target, PASS or FAIL; ``--json OUT`` also writes every number. Exit
 status: 0 when the target passes, 1 when it fails, 2 when the benchmark cannot run.
