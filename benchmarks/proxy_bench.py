@@ -24,7 +24,7 @@ it does:
    drawn from all, ``--rounds`` times (limit, then cache, for each mode). The cache's rate on
    the hot set is the ratio's numerator; the target is 70% of the limit's, the median of the
    rounds' ratios. The CPU time per request is nginx's (and, behind the cache, urnkit's too).
-   A round's uniform misses stay cached: the first round's uniform load is the cold one.
+   A round's uniform misses stay cached for the next: the uniform ratio is the first round's.
 
 Prints a table and the target, PASS or FAIL; ``--json OUT`` also writes every number. Exit
 status: 0 when the target passes, 1 when it fails, 2 when the benchmark cannot run.
@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "ratios_hot": ratios["hot"],
         "ratios_uniform": ratios["uniform"],
         "ratio_hot": ratio,
-        "ratio_uniform": statistics.median(ratios["uniform"]),
+        "ratio_uniform": ratios["uniform"][0],  # the cold round: later ones find its misses
         "target": {
             "required": TARGET_RATIO,
             "measured": ratio,
@@ -178,7 +178,8 @@ def format_report(result: dict[str, Any]) -> str:
     each = ", ".join(f"{ratio:.2f}" for ratio in result["ratios_hot"])
     lines.append(
         f"\ncache/limit, hot set: {result['ratio_hot']:.2f}, the median of {each} (target >= "
-        f"{target['required']:.2f}: {target['status']}); uniform: {result['ratio_uniform']:.2f}"
+        f"{target['required']:.2f}: {target['status']}); uniform, first round: "
+        f"{result['ratio_uniform']:.2f}"
     )
     return "\n".join(lines)
 
