@@ -2,12 +2,15 @@
 
 * The database itself, not only the code, refuses to delete records (RFC 8458 §4.1: a URN:NBN
   "MUST NOT be reused") and to change or delete history rows: raw SQL fails.
+* Nothing names what is not there: a record its owner, a location its record and holder, a
+  history entry its record (foreign keys on SQLite, checks once a statement on PostgreSQL).
 * Sequential numbers taken by concurrent transactions never overlap, and a URN's equivalence key
   is unique even when several transactions insert it at once.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -244,6 +247,94 @@ def test_the_guards_hold_before_and_after_checking_per_statement(empty_store: St
     assert refused() == expected
     empty_store.upgrade()
     assert refused() == expected
+
+
+# The references of records, locations and history (RFC 8458 §4.1: nothing is forgotten, so
+# nothing may name what is not there): SQLite refuses them by its foreign keys, PostgreSQL by
+# the checks of migration references_per_statement, with the foreign keys' error code.
+MISSING = 999_999
+_COPIED_RECORD = (
+    "INSERT INTO records (equivalence_key, urn, prefix, status, metadata, successors, owner_id,"
+    " created, updated) SELECT 'urn:nbn:fi:demo-2', 'urn:nbn:fi:demo-2', prefix, status,"
+    " metadata, successors, {owner}, created, updated FROM records"
+)
+_DANGLING = (
+    _COPIED_RECORD.format(owner=MISSING),
+    "INSERT INTO locations (record_id, url, priority, owner_id)"
+    f" SELECT {MISSING}, 'https://example.org/none', 9, owner_id FROM records",
+    "INSERT INTO locations (record_id, url, priority, owner_id)"
+    f" SELECT id, 'https://example.org/none', 9, {MISSING} FROM records",
+    "INSERT INTO history (record_id, at, action, actor)"
+    f" SELECT {MISSING}, at, 'created', 'test' FROM history WHERE action = 'created'",
+    f"UPDATE records SET owner_id = {MISSING}",
+    f"UPDATE locations SET record_id = {MISSING}",
+    f"UPDATE locations SET owner_id = {MISSING}",
+    "DELETE FROM organisations",
+    f"UPDATE organisations SET id = {MISSING}",
+    f"UPDATE records SET id = {MISSING}",
+)
+
+
+def _refuses_dangling(store: Store) -> list[str]:
+    """The statements of :data:`_DANGLING` the database refuses as a foreign key would (on the
+    store's own connections: SQLite checks foreign keys where they are turned on)."""
+    refusals = {}
+    for statement in _DANGLING:
+        try:
+            with store.engine.begin() as connection:
+                connection.execute(sa.text(statement))
+        except sa.exc.IntegrityError as error:
+            refusals[statement] = str(error.orig)
+    reason = (
+        "FOREIGN KEY constraint failed"
+        if store.engine.dialect.name == "sqlite"
+        else ("names no row of|is named by other rows|violates foreign key constraint")
+    )
+    assert all(re.search(reason, message) for message in refusals.values()), refusals
+    return list(refusals)
+
+
+def _counts(store: Store) -> list[int]:
+    return [_count(store, table) for table in ("organisations", "records", "locations", "history")]
+
+
+def test_the_database_refuses_references_to_nothing(filled: Store) -> None:
+    # Every statement would pass the history guards: the newest entry holds its document.
+    raw_sql(filled, "UPDATE history SET record = '{}' WHERE record IS NULL")
+    before = _counts(filled)
+    assert _refuses_dangling(filled) == list(_DANGLING)
+    assert _counts(filled) == before
+    # What nothing names can go; a reference to what is there is accepted.
+    with filled.transaction() as tx:
+        add_organisation(tx, "Unused")
+        owner = tx.organisations.id("Library")
+    raw_sql(filled, "DELETE FROM organisations WHERE name = 'Unused'")
+    raw_sql(filled, _COPIED_RECORD.format(owner=owner))
+    assert _counts(filled) == [before[0], before[1] + 1, *before[2:]]
+
+
+def test_references_hold_before_and_after_checking_per_statement(filled: Store) -> None:
+    # Migration references_per_statement (PostgreSQL's foreign keys dropped for its checks) and
+    # back to the foreign keys; SQLite keeps its foreign keys throughout.
+    raw_sql(filled, "UPDATE history SET record = '{}' WHERE record IS NULL")
+
+    def foreign_keys() -> set[tuple[str, str]]:
+        inspector = sa.inspect(filled.engine)
+        return {
+            (table, key["constrained_columns"][0])
+            for table in ("records", "locations", "history")
+            for key in inspector.get_foreign_keys(table)
+        }
+
+    declared = {("records", "owner_id"), ("locations", "record_id"), ("locations", "owner_id")}
+    declared |= {("history", "record_id")}
+    postgresql = filled.engine.dialect.name == "postgresql"
+    assert foreign_keys().isdisjoint(declared) if postgresql else declared <= foreign_keys()
+    downgrade(filled, "times_as_integers")
+    assert declared <= foreign_keys()
+    assert len(_refuses_dangling(filled)) == len(_DANGLING)
+    filled.upgrade()
+    assert _refuses_dangling(filled) == list(_DANGLING)
 
 
 def test_the_equivalence_key_is_unique(filled: Store) -> None:
