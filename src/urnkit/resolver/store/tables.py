@@ -135,6 +135,9 @@ server_secrets = sa.Table(
     sa.Column("value", sa.String(200), nullable=False),
     sa.Column("created", _TIME, nullable=False),
 )
+# The foreign keys of records.owner_id, locations.record_id, locations.owner_id and
+# history.record_id are foreign keys on SQLite and, on PostgreSQL, checks once a statement that
+# refuse the same (migration references_per_statement).
 records = sa.Table(
     "records",
     metadata,
