@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 from urnkit.resolver.domain import Location, Record
 from urnkit.resolver.domain.identifiers import carries_identifiers
-from urnkit.resolver.store.queries.base import Queries, now, one_of
+from urnkit.resolver.store.queries.base import Queries, inserted_in_pages, now, one_of
 from urnkit.resolver.store.queries.identifiers import Identifiers
 from urnkit.resolver.store.queries.links import (
     broken_by_hashes,
@@ -339,7 +339,7 @@ class BulkImport(Queries):
             for loc in r.locations
         ]
         if location_rows:
-            self.connection.execute(locations.insert(), location_rows)
+            self.connection.execute(inserted_in_pages(locations), location_rows)
         identified = [
             (ids[r.key], owner_ids[r.owner], r.metadata)
             for r in batch

@@ -22,6 +22,18 @@ def utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+def inserted_in_pages(table: sa.TableClause) -> Any:
+    """An INSERT of many rows sent as statements of 100 rows each, not a statement a row:
+    PostgreSQL checks the references of an insert into ``records``, ``locations`` or
+    ``history`` once a statement (migration references_per_statement). SQLAlchemy pages an
+    INSERT's rows so only when it returns something: the ids, unused.
+
+    >>> str(inserted_in_pages(sa.table("t", sa.column("id"), sa.column("x"))))
+    'INSERT INTO t (id, x) VALUES (:id, :x) RETURNING t.id'
+    """
+    return table.insert().returning(table.c.id).execution_options(insertmanyvalues_page_size=100)
+
+
 def one_of(
     column: sa.Column[Any], values: Collection[Any], dialect: str
 ) -> Iterator[sa.ColumnElement[bool]]:

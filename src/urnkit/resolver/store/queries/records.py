@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from urnkit.resolver.domain import HistoryEntry, Location, Record
 from urnkit.resolver.domain.identifiers import carries_identifiers, identifier_key
-from urnkit.resolver.store.queries.base import Queries, now, one_of, utc
+from urnkit.resolver.store.queries.base import Queries, inserted_in_pages, now, one_of, utc
 from urnkit.resolver.store.queries.identifiers import Identifiers, identified_by
 from urnkit.resolver.store.queries.links import (
     broken_urls,
@@ -439,7 +439,7 @@ class Records(Queries):
         restricted = any(loc.restricted_to is not None for loc in found)
         if found:
             self.connection.execute(
-                locations.insert(),
+                inserted_in_pages(locations),
                 [
                     {
                         "record_id": record_id,
@@ -460,7 +460,7 @@ class Records(Queries):
         if rows:  # the document left out: NULL (JSON's None would be the text "null")
             at = now()
             self.connection.execute(
-                history.insert(),
+                inserted_in_pages(history),
                 [
                     {"record_id": rid, "at": at, "action": action, "actor": actor}
                     for rid, action, actor in rows
