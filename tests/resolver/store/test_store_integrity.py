@@ -337,6 +337,28 @@ def test_references_hold_before_and_after_checking_per_statement(filled: Store) 
     assert _refuses_dangling(filled) == list(_DANGLING)
 
 
+def test_many_locations_and_entries_go_a_hundred_rows_a_statement(store: Store) -> None:
+    # PostgreSQL checks the references of an insert once a statement (migration
+    # references_per_statement): a batch sent a row a statement would be checked row by row.
+    statements: list[str] = []
+
+    def note(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        statements.append(statement.split("(")[0].strip())
+
+    batch = [sample_record(f"urn:nbn:fi:demo-{n}") for n in range(250)]
+    sa.event.listen(store.engine, "before_cursor_execute", note)
+    try:
+        with store.transaction() as tx:
+            owner = add_organisation(tx)
+            ids = tx.bulk.insert_records(batch, {"Library": owner})
+            tx.records.append_history([(rid, "created", "test") for rid in ids.values()])
+    finally:
+        sa.event.remove(store.engine, "before_cursor_execute", note)
+    assert len(ids) == 250
+    assert statements.count("INSERT INTO locations") == 3
+    assert statements.count("INSERT INTO history") == 3
+
+
 def test_the_equivalence_key_is_unique(filled: Store) -> None:
     with filled.transaction() as tx:
         organisation_id = tx.organisations.id("Library")
