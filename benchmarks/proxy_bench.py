@@ -51,6 +51,7 @@ from resolve_bench import (
     BenchmarkError,
     Load,
     LoadSettings,
+    add_wrk_arguments,
     fresh_database,
     import_records,
     load,
@@ -188,10 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--urns", type=int, default=1_000_000)
     parser.add_argument("--hot", type=int, default=10_000)
-    parser.add_argument("--seconds", type=int, default=10)
+    add_wrk_arguments(parser, 10, connections=64)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--connections", type=int, default=64)
-    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--nginx-workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument(

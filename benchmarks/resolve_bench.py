@@ -883,13 +883,21 @@ def _choices(allowed: Sequence[str]) -> Any:
     return parse
 
 
+def add_wrk_arguments(
+    parser: argparse.ArgumentParser, seconds: int, connections: int = DEFAULT_CONNECTIONS
+) -> None:
+    """``--seconds``, ``--connections`` and ``--threads`` of the wrk loads, with these defaults;
+    the benchmarks that load a server share them."""
+    parser.add_argument("--seconds", type=int, default=seconds, help="per wrk run")
+    parser.add_argument("--connections", type=int, default=connections, help="open by wrk")
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="wrk threads")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--urns", type=int, default=DEFAULT_URNS, help="records to import")
-    parser.add_argument("--seconds", type=int, default=DEFAULT_SECONDS, help="per wrk run")
+    add_wrk_arguments(parser, DEFAULT_SECONDS)
     parser.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, help="seconds, untimed")
-    parser.add_argument("--connections", type=int, default=DEFAULT_CONNECTIONS, help="open by wrk")
-    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="wrk threads")
     parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS, help="server processes")
     parser.add_argument(
         "--databases", type=_choices(DATABASES), default=list(DATABASES), help="sqlite,postgresql"

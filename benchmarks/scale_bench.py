@@ -35,6 +35,7 @@ from typing import Any, Final
 from resolve_bench import (
     BenchmarkError,
     LoadSettings,
+    add_wrk_arguments,
     find_wrk,
     fresh_database,
     import_records,
@@ -130,9 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--urns", type=int, default=10_000_000)
     parser.add_argument("--databases", default="postgresql,sqlite")
-    parser.add_argument("--seconds", type=int, default=20)
-    parser.add_argument("--connections", type=int, default=64)
-    parser.add_argument("--threads", type=int, default=2)
+    add_wrk_arguments(parser, 20, connections=64)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=10_000)
     parser.add_argument(

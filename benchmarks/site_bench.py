@@ -34,6 +34,7 @@ from resolve_bench import (
     BenchmarkError,
     Load,
     LoadSettings,
+    add_wrk_arguments,
     find_wrk,
     fresh_database,
     import_records,
@@ -95,11 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("before", type=Path)
     parser.add_argument("after", type=Path)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--seconds", type=int, default=6)
+    add_wrk_arguments(parser, 6, connections=64)
     parser.add_argument("--urns", type=int, default=20_000)
     parser.add_argument("--hot", type=int, default=10_000)
-    parser.add_argument("--connections", type=int, default=64)
-    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--nginx-workers", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args(argv)
     try:
