@@ -180,6 +180,7 @@ def upstream() -> Iterator[Upstream]:
 # file (2026-11-27; 1,519 s in all, these 1,006).
 LONGEST_FIRST = (
     "tests/resolver/web/test_openapi_fuzz.py",
+    "tests/wheel/test_wheel.py",  # added later: 170 s in one process on a loaded machine
     "tests/resolver/web/test_browser_staff.py",
     "tests/resolver/test_import_command.py",
     "tests/resolver/web/test_staff.py",

@@ -108,13 +108,21 @@ def free_port() -> int:
 
 class Server:
     """``urnkit serve`` in a child process on a free port, stopped on leaving ``with``; ``env``
-    adds to the environment it inherits (``URNKIT_*`` settings)."""
+    adds to the environment it inherits (``URNKIT_*`` settings). ``urnkit`` is the command
+    that runs (this interpreter's by default, an installed one's in ``tests/wheel``), in
+    directory ``cwd``."""
 
     def __init__(
-        self, database_url: str, *extra: str, env: Mapping[str, str] | None = None
+        self,
+        database_url: str,
+        *extra: str,
+        env: Mapping[str, str] | None = None,
+        urnkit: Sequence[str] = (sys.executable, "-m", "urnkit"),
+        cwd: Path | None = None,
     ) -> None:
         self.database_url = database_url
         self.env = {**os.environ, **(env or {})}  # the server's environment: URNKIT_* settings
+        self.urnkit, self.cwd = urnkit, cwd
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.extra = extra
@@ -129,10 +137,10 @@ class Server:
         return os.pread(descriptor, os.fstat(descriptor).st_size, 0).decode(errors="replace")
 
     def __enter__(self) -> Server:
-        command = [sys.executable, "-m", "urnkit", "serve", "--database-url", self.database_url]
+        command = [*self.urnkit, "serve", "--database-url", self.database_url]
         command += ["--port", str(self.port), *self.extra]
         self.process = subprocess.Popen(
-            command, stdout=self.log, stderr=subprocess.STDOUT, env=self.env
+            command, stdout=self.log, stderr=subprocess.STDOUT, env=self.env, cwd=self.cwd
         )
         deadline = time.monotonic() + STARTUP_SECONDS
         while time.monotonic() < deadline:
