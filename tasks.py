@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -116,22 +118,62 @@ Stop with Ctrl-C.
         _run(BIN / "urnkit", "serve", *url, "--port", port)
 
 
+# One process per CPU, each test file whole in one of them: its module's servers and browser
+# start once (docs/development.md). The files go out in collection order, the longest first
+# (tests/resolver/conftest.py), not by how many tests each holds (xdist's default).
+PYTEST_OPTIONS = ("-n", "auto", "--dist", "loadfile", "--no-loadscope-reorder")
+INTERRUPTS = (signal.SIGINT, signal.SIGTERM)  # what the test command passes on to pytest
+# Drops the PostgreSQL databases a run's tests left (tests/resolver/resolver_support.py).
+DROP_RUN_DATABASES = ROOT / "tests" / "resolver" / "resolver_support.py"
+
+
+def run_pytest(*arguments: str) -> int:
+    """Run pytest over ``arguments`` and leave nothing behind; its exit status.
+
+    pytest runs in a process group of its own, its run named in ``URNKIT_TEST_RUN`` (the prefix
+    of the PostgreSQL databases its tests create). A SIGINT (Ctrl-C) or SIGTERM to this process
+    is passed on as SIGINT to that group, so every test process tears its fixtures down (servers
+    stopped, databases dropped), and a second one kills the group; once pytest has ended,
+    whatever the group left running is killed and the run's remaining databases are dropped.
+    Example::
+
+        python3 -c "import tasks; tasks.run_pytest('tests/test_urn.py')"
+    """
+    run = secrets.token_hex(4)
+    command = [str(BIN / "python"), "-m", "pytest", *PYTEST_OPTIONS, *arguments]
+    print("+", " ".join(command), flush=True)
+    environment = {**os.environ, "URNKIT_TEST_RUN": run}
+    process = subprocess.Popen(command, cwd=ROOT, env=environment, process_group=0)
+
+    signals: list[int] = []
+
+    def interrupt(signal_number: int, frame: object) -> None:
+        # The first is passed on as SIGINT, for every test process to tear down; another kills.
+        signals.append(signal_number)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGINT if len(signals) == 1 else signal.SIGKILL)
+
+    previous = {number: signal.signal(number, interrupt) for number in INTERRUPTS}
+    try:
+        status = process.wait()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # what the group left: servers, browsers
+        subprocess.run([BIN / "python", DROP_RUN_DATABASES, run], cwd=ROOT, check=False)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    return status if status >= 0 else 128 - status  # a signal's death as a shell reports it
+
+
 def test() -> None:
     """Lint, type-check and run the whole test suite."""
     setup("dev,bench,checks,server")
     _run(BIN / "ruff", "check", ".")
     _run(BIN / "ruff", "format", "--check", ".")
     _run(BIN / "mypy")
-    # One process per CPU, each test file whole in one of them: its module's servers and browser
-    # start once (docs/development.md). The files go out in collection order, the longest first
-    # (tests/resolver/conftest.py), not by how many tests each holds (xdist's default).
-    _run(
-        BIN / "python",
-        "-m",
-        "pytest",
-        *("-n", "auto", "--dist", "loadfile", "--no-loadscope-reorder"),
-        *sys.argv[2:],
-    )
+    status = run_pytest(*sys.argv[2:])
+    if status != 0:
+        sys.exit(status)
 
 
 if __name__ == "__main__":

@@ -181,6 +181,7 @@ def upstream() -> Iterator[Upstream]:
 LONGEST_FIRST = (
     "tests/resolver/web/test_openapi_fuzz.py",
     "tests/wheel/test_wheel.py",  # added later: 170 s in one process on a loaded machine
+    "tests/resolver/test_interrupted_run.py",  # added later: 85 s, on a loaded machine
     "tests/resolver/web/test_browser_staff.py",
     "tests/resolver/test_import_command.py",
     "tests/resolver/web/test_staff.py",

@@ -34,6 +34,10 @@ from urnkit.resolver.store import Store, links, url_hash
 
 DATABASES = ("sqlite", "postgresql")
 PG_URL = os.environ.get("URNKIT_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+# The run's name (the test command's, tasks.py, or this process's own): the PostgreSQL
+# databases the tests create begin with ``urnkit_test_<run>_``, so that what an interrupted run
+# left can be dropped (:func:`drop_run_databases`).
+RUN = os.environ.get("URNKIT_TEST_RUN") or uuid4().hex[:8]
 STARTUP_SECONDS = 30
 
 
@@ -61,16 +65,48 @@ def fresh_database(kind: str, directory: Path) -> Iterator[str]:
         yield f"sqlite:///{directory / 'urnkit.db'}"
         return
     require_postgresql()
-    name = f"urnkit_test_{uuid4().hex[:12]}"
+    name = f"{run_prefix(RUN)}{uuid4().hex[:12]}"
     admin = _pg_admin_engine()
     with admin.connect() as connection:
         connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
     try:
         yield admin.url.set(database=name).render_as_string(hide_password=False)
     finally:
+        drop_database(name)
+
+
+def drop_database(name: str) -> None:
+    """Drop PostgreSQL database ``name`` if it exists, whoever is connected to it."""
+    admin = _pg_admin_engine()
+    try:
         with admin.connect() as connection:
             connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
         admin.dispose()
+
+
+def run_prefix(run: str) -> str:
+    """How the names of the PostgreSQL databases of test run ``run`` begin:
+    ``urnkit_test_1f2e3d4c_`` for run ``1f2e3d4c``."""
+    return f"urnkit_test_{run}_"
+
+
+def drop_run_databases(run: str) -> list[str]:
+    """Drop the PostgreSQL databases of test run ``run`` that are left (an interrupted run's
+    fixtures could not drop them); their names. Nothing when no PostgreSQL answers."""
+    admin = _pg_admin_engine()
+    try:
+        with admin.connect() as connection:
+            names = connection.execute(sa.text("SELECT datname FROM pg_database")).scalars()
+            left = sorted(name for name in names if name.startswith(run_prefix(run)))
+    except sa.exc.OperationalError:
+        return []
+    finally:
+        admin.dispose()
+    for name in left:
+        drop_database(name)
+    return left
 
 
 def urnkit(*arguments: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -275,3 +311,9 @@ def assert_problem(response: httpx.Response, status: int) -> dict[str, Any]:
     assert problem["title"]
     assert problem["detail"]
     return problem
+
+
+# The test command's last step (tasks.py): python tests/resolver/resolver_support.py RUN
+if __name__ == "__main__":
+    for dropped in drop_run_databases(sys.argv[1]):
+        print(f"dropped database {dropped}, left by test run {sys.argv[1]}")
