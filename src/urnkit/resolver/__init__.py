@@ -1,4 +1,4 @@
-"""The URN:NBN resolution and registration service (``pip install urnkit[server]``).
+"""The URN:NBN resolution and registration service (the ``server`` extra).
 
 Layers, top to bottom (data flows down, nothing imports upwards); docs/architecture.md maps
 every module:

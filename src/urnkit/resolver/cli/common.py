@@ -26,7 +26,10 @@ REFUSED = (
     "2  usage error, a file or database that cannot be used, or no server extra",
 )
 """The exit statuses of most resolver commands."""
-NOT_INSTALLED = "the resolver needs the server extra: pip install 'urnkit[server]'"
+NOT_INSTALLED = (
+    "the resolver needs the server extra: pip install '.[server]' in a clone of urnkit, "
+    "or its wheel with [server] (docs/deploy.md)"
+)
 
 
 class SchemaError(Exception):
