@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -199,16 +200,24 @@ def test_an_api_write_is_resolved(registered: Deployment) -> None:
     assert response.headers["location"] == LOCATION
 
 
-def test_staff_sign_in_and_a_signed_in_page(deployment: Deployment) -> None:
-    with deployment.client() as client:
-        fields = {"username": deployment.user, "password": deployment.password}
+def test_staff_sign_in_and_signed_in_pages(registered: Deployment) -> None:
+    with registered.client() as client:
+        fields = {"username": registered.user, "password": registered.password}
         form = client.get("/staff/sign-in")
         assert form.status_code == 200, form.text
         signed_in = client.post("/staff/sign-in", data={**fields, "csrf": csrf_of(form)})
-        assert signed_in.headers["location"] == "/staff/password"
-        page = client.get("/staff/password")  # the first sign-in's page: a new password
-    assert page.status_code == 200, page.text
-    assert deployment.user in page.text
+        assert signed_in.headers["location"] == "/staff/password"  # the first sign-in's
+        page = client.get("/staff/password")
+        assert page.status_code == 200, page.text
+        new = {"current": registered.password, "new": secrets.token_urlsafe(16)}
+        changed = client.post("/staff/password", data={**new, "csrf": csrf_of(page)})
+        assert changed.status_code == 303, changed.text
+        home = client.get("/staff/")
+        records = client.get("/staff/records")
+    assert home.status_code == 200, home.text
+    assert "You act for Wheel Library." in home.text
+    assert records.status_code == 200, records.text
+    assert URN in records.text
 
 
 def test_oai_pmh_identify(deployment: Deployment) -> None:
