@@ -170,3 +170,30 @@ def test_sqlite_locked_past_its_wait_is_503_then_recovery(tmp_path: Path) -> Non
     ended = _lines(output, "database reachable again after ")
     assert len(ended) == 1, output
     assert "2 requests refused" in ended[0]
+
+
+def test_postgresql_dropped_under_the_server_is_503_and_a_clean_stop(tmp_path: Path) -> None:
+    with fresh_database("postgresql", tmp_path) as url:
+        tokens = set_up_resolver(url)
+        headers = {"Authorization": f"Bearer {tokens['registrant_token']}"}
+        # The resolution below stays counted, unflushed, until the server stops.
+        env = {"URNKIT_STATISTICS_INTERVAL": "3600"}
+        with (
+            Server(url, env=env) as server,
+            httpx.Client(base_url=server.base_url, headers=headers, timeout=30) as client,
+        ):
+            register(client, URN, [{"url": "https://example.org/1"}])
+            assert client.get("/" + URN).status_code == 302
+            admin = sa.create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+            with admin.connect() as connection:
+                name = sa.make_url(url).database
+                connection.execute(sa.text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+            admin.dispose()
+            _assert_unavailable(client.get("/" + URN))
+            assert client.get("/readyz").json()["reason"] == "the database does not exist"
+            # Stopped while the database is still away: the counted resolution is lost, said
+            # in one line, and the process stops cleanly all the same.
+            output = _stops_cleanly(server)
+    assert len(_lines(output, "database unavailable")) == 1, output
+    assert "create it: createdb -h 127.0.0.1 -p 5432" in output
+    assert len(_lines(output, "the resolutions counted since the last flush are lost")) == 1
