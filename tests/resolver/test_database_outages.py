@@ -14,6 +14,7 @@ import signal
 import sqlite3
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, contextmanager
 from pathlib import Path
 
@@ -81,6 +82,20 @@ def _refused_connections(url: str) -> Iterator[None]:
         admin.dispose()
 
 
+def _at_once(base_url: str, headers: dict[str, str]) -> list[httpx.Response]:
+    """Four writers and two readers, five requests each, at once."""
+
+    def requests(number: int) -> list[httpx.Response]:
+        with httpx.Client(base_url=base_url, headers=headers, timeout=30) as client:
+            urn = f"{URN}-{number}"
+            if number < 4:
+                return [client.put(f"/api/v1/urns/{urn}", json=_record("x")) for _ in range(5)]
+            return [client.get("/" + urn) for _ in range(5)]
+
+    with ThreadPoolExecutor(6) as pool:
+        return [answer for answers in pool.map(requests, range(6)) for answer in answers]
+
+
 def _stops_cleanly(server: Server) -> str:
     """SIGTERM the server; what it wrote, once it has exited as a stopped server does (uvicorn
     raises the signal again once it has shut down)."""
@@ -107,6 +122,8 @@ def test_postgresql_refusing_connections_is_503_then_recovery(tmp_path: Path) ->
                 assert api.get("/" + URN).status_code == 302
                 with _refused_connections(url):
                     _assert_unavailable(api.get("/" + URN))  # the front's fast path
+                    for answer in _at_once(server.base_url, headers):
+                        _assert_unavailable(answer)
                     _assert_unavailable(api.put(f"/api/v1/urns/{URN}", json=_record("x")))
                     page = api.get("/prefixes", headers={"Accept": BROWSER})
                     _assert_unavailable(page, "text/html")
