@@ -47,6 +47,12 @@ def _lookup_failure(cause: Exception) -> RuntimeError:
             "is PostgreSQL running on db.example:5433? start it or check host and port",
         ),
         (
+            errors.ConnectionFailure("connection to the server failed"),
+            PG,
+            "cannot connect",
+            "is PostgreSQL running on db.example:5433? start it or check host and port",
+        ),
+        (
             errors.TooManyConnections("sorry, too many clients already"),
             PG,
             "too many connections",

@@ -108,8 +108,8 @@ class UnavailableError(ResolverError):
     a client should try again after ``retry_after`` seconds (RFC 9110 §10.2.3). ``reason``
     says why, naming no host, role or file.
 
-    >>> UnavailableError("connection refused").detail
-    'the database is unavailable (connection refused); try again later'
+    >>> UnavailableError("cannot connect").detail
+    'the database is unavailable (cannot connect); try again later'
     """
 
     status = 503

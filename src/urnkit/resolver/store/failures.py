@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL
@@ -35,87 +36,99 @@ class DatabaseFailure:
         return f"{self.detail}: {self.fix}"
 
 
+class _Rule(NamedTuple):
+    """A failure recognised by ``pattern`` over the driver's SQLSTATE and message: its reason,
+    detail and fix (with {host}, {port}, {role} and {name} of the URL), whether a lock."""
+
+    pattern: str
+    reason: str
+    detail: str
+    fix: str
+    writes_only: bool = False
+
+
 # PostgreSQL's failures that waiting or an operator's action may end, by SQLSTATE (when the
 # server sent one) or by the words of libpq's message (when the connection failed before it
-# could): the reason, the detail and the fix, with {host}, {port}, {role} and {name} of the
-# URL. In order: the first that matches is the one.
+# could). In order: the first that matches is the one.
 _POSTGRESQL = (
-    (
+    _Rule(
         r'^3D000|database "[^"]*" does not exist',
         "the database does not exist",
         "the database {name} does not exist on {host}:{port}",
         "create it: createdb -h {host} -p {port} -U {role} {name}",
     ),
-    (
+    _Rule(
         r'role "[^"]*" does not exist',
         "the role does not exist",
         "the role {role} does not exist on {host}:{port}",
         "create the role: createuser -h {host} -p {port} --pwprompt {role}",
     ),
-    (
+    _Rule(
         r"^28P01|password authentication failed|no password supplied",
         "authentication failed",
         "PostgreSQL on {host}:{port} refused the password of {role}",
         "check the password in the URL (postgresql+psycopg://{role}:PASSWORD@{host}:{port}/{name})",
     ),
-    (
+    _Rule(
         r"no pg_hba.conf entry",
         "this host may not connect",
         "PostgreSQL on {host}:{port} does not let {role} connect from here",
         "add this host to the server's pg_hba.conf, or connect from an allowed one",
     ),
-    (
+    _Rule(
         r"is not currently accepting connections",
         "the database does not accept connections",
         "the database {name} on {host}:{port} does not accept connections",
         "allow them: ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true",
     ),
-    (
+    _Rule(
         r"^53300|too many clients|remaining connection slots",
         "too many connections",
         "PostgreSQL on {host}:{port} has too many connections",
         "raise its max_connections, or run fewer server workers",
     ),
-    (
+    _Rule(
         r"^55P03|lock timeout",
         "a lock was not granted in time",
         "a lock in {name} on {host}:{port} was not granted in time",
         "find the session holding it (pg_locks) or wait for it to end",
+        writes_only=True,
     ),
-    (
+    _Rule(
         r"^57P03|the database system is (starting up|shutting down|in recovery)",
         "the database server is starting or stopping",
         "PostgreSQL on {host}:{port} is starting or stopping",
         "wait for it to be up",
     ),
-    (
+    _Rule(
         r"^57P0[12]|terminating connection|server closed the connection|connection is (lost|"
         r"closed)|consuming input failed|sending query failed",
         "the connection was lost",
         "the connection to PostgreSQL on {host}:{port} was lost",
         "is PostgreSQL running on {host}:{port}? start it or check host and port",
     ),
-    (
-        r"^None (connection failed|failed to resolve host|could not translate host)",
-        "connection refused",
+    _Rule(
+        r"^08|^\S+ (connection failed|failed to resolve host|could not translate host)",
+        "cannot connect",
         "cannot connect to PostgreSQL on {host}:{port}",
         "is PostgreSQL running on {host}:{port}? start it or check host and port",
     ),
 )
 _SQLITE = (
-    (
+    _Rule(
         r"database is locked",
         "the database is locked",
         "the SQLite file {name} stayed locked by another writer past the busy timeout",
         "wait for that writer, or lengthen the wait (?timeout=SECONDS in the URL)",
+        writes_only=True,
     ),
-    (
+    _Rule(
         r"unable to open database file",
         "the database file cannot be opened",
         "cannot open the SQLite file {name}",
         "check that its directory exists and that this user may write there",
     ),
-    (
+    _Rule(
         r"disk I/O error|readonly database",
         "the database file cannot be written",
         "cannot write the SQLite file {name}",
@@ -143,10 +156,10 @@ writer, or lengthen the wait (?timeout=SECONDS in the URL)
     if words is None or parts is None:
         return None
     table = _SQLITE if parts["dialect"] == "sqlite" else _POSTGRESQL
-    for pattern, reason, detail, fix in table:
-        if re.search(pattern, words):
-            locked = "lock" in reason
-            return DatabaseFailure(reason, detail.format(**parts), fix.format(**parts), locked)
+    for rule in table:
+        if re.search(rule.pattern, words):
+            detail, fix = rule.detail.format(**parts), rule.fix.format(**parts)
+            return DatabaseFailure(rule.reason, detail, fix, rule.writes_only)
     return None
 
 
