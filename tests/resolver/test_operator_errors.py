@@ -6,15 +6,19 @@ from __future__ import annotations
 import argparse
 import re
 import socket
+import struct
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
 from resolver_support import fresh_database, urnkit
 
 from urnkit.cli import build_parser, main
+from urnkit.resolver.store import Store
 
 # Each URL fails differently: unreadable, no such dialect, a driver not installed here, a SQLite
 # file in a missing directory, a PostgreSQL server that is down, a database that does not exist.
@@ -25,6 +29,29 @@ BAD_DATABASES = {
     "missing directory": "sqlite:///{tmp}/no/such/directory/urnkit.db",
     "server down": "postgresql+psycopg://postgres@127.0.0.1:1/test",
     "no such database": "postgresql+psycopg://postgres@127.0.0.1:5432/urnkit_no_such_db",
+    "postgres scheme": "postgres://postgres:secret@127.0.0.1:5432/test",
+    "no such role": "postgresql+psycopg://urnkit_no_such_role@127.0.0.1:5432/test",
+}
+# What the one line says to do about each (store/failures.py).
+FIXES = {
+    "unparsable": ": use sqlite:///FILE or postgresql+psycopg://ROLE@HOST:PORT/NAME",
+    "unknown scheme": ": use sqlite:///FILE or postgresql+psycopg://ROLE@HOST:PORT/NAME",
+    "driver missing": ": use sqlite:///FILE or postgresql+psycopg://ROLE@HOST:PORT/NAME",
+    "missing directory": ": check that its directory exists and that this user may write there",
+    "server down": (
+        "cannot connect to PostgreSQL on 127.0.0.1:1: "
+        "is PostgreSQL running on 127.0.0.1:1? start it or check host and port"
+    ),
+    "no such database": (
+        "the database urnkit_no_such_db does not exist on 127.0.0.1:5432: "
+        "create it: createdb -h 127.0.0.1 -p 5432 -U postgres urnkit_no_such_db"
+    ),
+    # the password is not repeated
+    "postgres scheme": ": use postgresql+psycopg://postgres:PASSWORD@127.0.0.1:5432/test",
+    "no such role": (
+        "the role urnkit_no_such_role does not exist on 127.0.0.1:5432: "
+        "create the role: createuser -h 127.0.0.1 -p 5432 --pwprompt urnkit_no_such_role"
+    ),
 }
 
 # Every resolver command that opens the database, with arguments that are otherwise right.
@@ -123,6 +150,72 @@ def test_the_process_says_the_same_in_one_line(database: str, tmp_path: Path) ->
     done = urnkit(*_arguments(COMMANDS["db check"], database, tmp_path), check=False)
     line = assert_one_line_refusal(done)
     assert line.startswith("urnkit: cannot use the database: "), line
+
+
+@pytest.mark.parametrize("case", FIXES)
+def test_each_database_failure_names_its_fix(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(_arguments(COMMANDS["db check"], BAD_DATABASES[case], tmp_path))
+    done = subprocess.CompletedProcess([], status, *capsys.readouterr())
+    line = assert_one_line_refusal(done)
+    assert line.endswith(FIXES[case]), line
+    assert "secret" not in line
+
+
+@contextmanager
+def _refusing_passwords() -> Iterator[int]:
+    """A port where a stand-in for PostgreSQL refuses every password as PostgreSQL does: an
+    ``ErrorResponse`` with SQLSTATE 28P01 after the startup message (the shared server trusts
+    every local connection, so it cannot be asked to)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    fields = [b"SFATAL", b"VFATAL", b"C28P01", b'Mpassword authentication failed for user "x"']
+    body = b"".join(field + b"\0" for field in fields) + b"\0"
+    refusal = b"E" + struct.pack("!I", 4 + len(body)) + body
+
+    def serve() -> None:
+        with suppress(OSError):  # the listener closed: the test is over
+            while True:
+                connection, _ = listener.accept()
+                with connection:
+                    while True:  # GSSENCRequest and SSLRequest: "N", then the startup message
+                        length, code = struct.unpack("!II", connection.recv(8, socket.MSG_WAITALL))
+                        connection.recv(length - 8, socket.MSG_WAITALL)
+                        if code not in (80877103, 80877104):
+                            break
+                        connection.sendall(b"N")
+                    connection.sendall(refusal)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        listener.close()
+        thread.join(timeout=10)
+
+
+def test_a_wrong_password_names_its_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with _refusing_passwords() as port:
+        url = f"postgresql+psycopg://urnkit:secret@127.0.0.1:{port}/urnkit"
+        status = main(["db", "check", "--database-url", url])
+    done = subprocess.CompletedProcess([], status, *capsys.readouterr())
+    assert assert_one_line_refusal(done) == (
+        f"urnkit: cannot use the database: PostgreSQL on 127.0.0.1:{port} refused the password "
+        f"of urnkit: check the password in the URL "
+        f"(postgresql+psycopg://urnkit:PASSWORD@127.0.0.1:{port}/urnkit)"
+    )
+
+
+def test_a_database_with_an_older_schema_says_to_upgrade(database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        store.upgrade("oai")  # a migration before the latest
+    finally:
+        store.close()
+    done = urnkit("admin", "create-org", "Library", "--database-url", database_url, check=False)
+    line = assert_one_line_refusal(done)
+    assert line.endswith(" has an older schema: run 'urnkit db upgrade' first"), line
 
 
 def test_serve_on_a_taken_port_is_one_line_and_exit_2(tmp_path: Path) -> None:

@@ -32,9 +32,14 @@ def test_readiness_follows_the_schema(tmp_path: Path) -> None:
     store = Store(f"sqlite:///{tmp_path / 'r.db'}")
     services = Services(store)
     try:
-        assert services.health.readiness() == Readiness(False, "ok", "empty")
+        upgrade = ": run 'urnkit db upgrade' first"
+        assert services.health.readiness() == Readiness(
+            False, "ok", "empty", "the database has no schema" + upgrade
+        )
         store.upgrade("oai")  # a migration before the latest
-        assert services.health.readiness() == Readiness(False, "ok", "outdated")
+        assert services.health.readiness() == Readiness(
+            False, "ok", "outdated", "the database has an older schema" + upgrade
+        )
         store.upgrade()
         assert services.health.readiness() == Readiness(True, "ok", "current")
     finally:
@@ -44,7 +49,9 @@ def test_readiness_follows_the_schema(tmp_path: Path) -> None:
 def test_a_database_that_cannot_be_opened_is_unreachable(tmp_path: Path) -> None:
     store = Store(f"sqlite:///{tmp_path / 'missing' / 'r.db'}")
     try:
-        assert Services(store).health.readiness() == Readiness(False, "unreachable", "unknown")
+        assert Services(store).health.readiness() == Readiness(
+            False, "unreachable", "unknown", "the database file cannot be opened"
+        )
     finally:
         store.close()
 
@@ -68,6 +75,7 @@ def test_readyz_answers_503_until_the_schema_is_current(upgrade: bool) -> None:
         else {
             "status": "not ready",
             "schema": "empty",
+            "reason": "the database has no schema: run 'urnkit db upgrade' first",
         }
     )
     assert answer.json() == expected | {"database": "ok"}

@@ -54,6 +54,7 @@ def services_for(args: argparse.Namespace, *, upgrade: bool = False) -> Services
     """The service over the flags' database, its schema checked (or made, with ``upgrade``)."""
     from urnkit.resolver.services import Services
     from urnkit.resolver.store import Store
+    from urnkit.resolver.store.failures import schema_problem
 
     store = Store(settings_for(args).database_url)
     state = store.schema_state()
@@ -61,11 +62,7 @@ def services_for(args: argparse.Namespace, *, upgrade: bool = False) -> Services
         print(f"urnkit: creating the schema in {store.engine.url!r}", file=sys.stderr)
         store.upgrade()
     elif state != "current":
-        raise SchemaError(
-            f"the database {store.engine.url!r} has "
-            + ("no schema" if state == "empty" else "an older schema")
-            + ": run 'urnkit db upgrade' first"
-        )
+        raise SchemaError(f"the database {store.engine.url!r} has {schema_problem(state)}")
     return Services(store)
 
 
@@ -75,49 +72,54 @@ def guarded(run: Run) -> Run:
     @functools.wraps(run)
     def run_guarded(args: argparse.Namespace) -> int:
         try:
-            from urnkit.resolver.domain import ResolverError
+            from urnkit.resolver.domain import ResolverError, UnavailableError
         except ImportError:
             return fail(NOT_INSTALLED, EXIT_USAGE)
         from sqlalchemy.exc import ArgumentError, DataError, DBAPIError, NoSuchModuleError
 
+        from urnkit.resolver.store.failures import one_line
+
         try:
             return run(args)
+        except UnavailableError as error:  # the store's words: the driver's error is the cause
+            return fail(database_problem(error.__cause__ or error, _url(args)), EXIT_USAGE)
         except ResolverError as error:
             return fail(f"{error.title.lower()}: {error.detail}", EXIT_INVALID)
         except BrokenPipeError:  # the reader left: urnkit's main stops quietly (141)
             raise
         except DataError as error:  # a value beyond a column's type: PostgreSQL's refusal
-            refusal = _words(error.orig or error)
+            refusal = one_line(error.orig or error)
             return fail(f"the database refused a value: {refusal}", EXIT_INVALID)
         except (SchemaError, ValueError, OSError) as error:
             return fail(str(error), EXIT_USAGE)
         except (ArgumentError, NoSuchModuleError, ModuleNotFoundError, DBAPIError) as error:
-            return fail(database_problem(error), EXIT_USAGE)
+            return fail(database_problem(error, _url(args)), EXIT_USAGE)
 
     return run_guarded
 
 
-def database_problem(error: Exception) -> str:
-    """One line saying why the database could not be used: its URL cannot be read, names no
-    dialect or driver installed here, or the database cannot be reached.
+def _url(args: argparse.Namespace) -> str:
+    """The database URL the command was given, as far as it can be read."""
+    try:
+        return settings_for(args).database_url
+    except ValueError:  # the settings themselves are what failed
+        return str(getattr(args, "database_url", None) or "")
+
+
+def database_problem(error: BaseException, url: str) -> str:
+    """One line saying why the database at ``url`` could not be used and the likely fix
+    (:func:`~urnkit.resolver.store.failures.database_failure`), else what the error says.
 
     >>> from sqlalchemy.exc import NoSuchModuleError
-    >>> database_problem(NoSuchModuleError("Can't load plugin: sqlalchemy.dialects:foo"))
-    "cannot use the database: Can't load plugin: sqlalchemy.dialects:foo"
+    >>> database_problem(NoSuchModuleError("Can't load plugin: sqlalchemy.dialects:foo"), "foo://")
+    "cannot use the database: no such dialect (Can't load plugin: sqlalchemy.dialects:foo): \
+use sqlite:///FILE or postgresql+psycopg://ROLE@HOST:PORT/NAME"
     """
-    words = _words(getattr(error, "orig", None) or error)  # a DBAPIError: the driver's error
-    if isinstance(error, ModuleNotFoundError):
-        words = f"its driver is not installed here ({words})"
+    from urnkit.resolver.store.failures import database_failure, one_line
+
+    failure = database_failure(error, url)
+    words = failure or one_line(getattr(error, "orig", None) or error)  # the driver's, if any
     return f"cannot use the database: {words}"
-
-
-def _words(error: BaseException) -> str:
-    """What ``error`` says, on one line.
-
-    >>> _words(OSError("connection refused\\n\\tIs the server running?"))
-    'connection refused Is the server running?'
-    """
-    return " ".join(str(error).split())
 
 
 def add(commands: Commands, name: str, run: Run, about: Help) -> argparse.ArgumentParser:

@@ -58,6 +58,7 @@ from urnkit.resolver.domain.errors import (
     UnacceptableError,
     UnacceptableInputError,
     UnauthenticatedError,
+    UnavailableError,
     concerning,
 )
 from urnkit.resolver.domain.harvest import HarvestRun, HarvestSource
@@ -138,6 +139,7 @@ for _error in (
     ConflictError,
     NotAcceptableError,
     TooManyAttemptsError,
+    UnavailableError,
 ):
     _error.__module__ = __name__
 
@@ -187,6 +189,7 @@ __all__ = [
     "UnacceptableError",
     "UnacceptableInputError",
     "UnauthenticatedError",
+    "UnavailableError",
     "Verdict",
     "Violation",
     "acceptable",

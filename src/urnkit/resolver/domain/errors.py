@@ -21,6 +21,7 @@ class ResolverError(Exception):
     status = 400
     problem_type = "about:blank"
     title = "Error"
+    retry_after: int | None = None  # seconds, for a Retry-After header (RFC 9110 §10.2.3)
 
     def __init__(self, detail: str, **extensions: Any) -> None:
         super().__init__(detail)
@@ -100,6 +101,24 @@ class NotAcceptableError(ResolverError):
 
     status = 406
     title = "Not acceptable"
+
+
+class UnavailableError(ResolverError):
+    """The database cannot be used for now (unreachable, refusing, or locked past its wait):
+    a client should try again after ``retry_after`` seconds (RFC 9110 §10.2.3). ``reason``
+    says why, naming no host, role or file.
+
+    >>> UnavailableError("cannot connect").detail
+    'the database is unavailable (cannot connect); try again later'
+    """
+
+    status = 503
+    title = "Service Unavailable"
+    retry_after = 5
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the database is unavailable ({reason}); try again later")
+        self.reason = reason
 
 
 @contextmanager

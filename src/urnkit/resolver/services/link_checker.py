@@ -43,7 +43,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from urnkit.resolver.domain import LinkCheck, link_verdict, next_link_state
+from urnkit.resolver.domain import LinkCheck, UnavailableError, link_verdict, next_link_state
 from urnkit.resolver.store import Store, now
 
 MAX_REDIRECTS = 10
@@ -334,6 +334,8 @@ def _check_periodically(store: Store, interval: float, stop: threading.Event) ->
             summary = asyncio.run(check_round(store, options, stop=stop, wait=False))
             if summary is not None and summary.checked:
                 log.info("link check: %s", summary.line())
+        except UnavailableError:  # the store logs the outage
+            pass
         except Exception:
             log.exception("link check round failed; the next one starts in %s s", interval)
         stop.wait(interval)

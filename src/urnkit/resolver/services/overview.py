@@ -100,6 +100,8 @@ class OverviewService:
         """Add the resolutions counted in this process since the last flush to the database;
         how many (prefix, day) rows that touched. A failed flush keeps its counts for the next."""
         taken = self.tally.take()
+        if not taken:  # nothing to add: no transaction (nor a refusal while the database is away)
+            return 0
         try:
             with self.store.transaction() as tx:
                 tx.statistics.add_resolution_counts(taken)

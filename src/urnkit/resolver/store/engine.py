@@ -17,8 +17,8 @@ DEFAULT_DATABASE_URL = "sqlite:///urnkit.db"
 
 
 def create_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets WAL, foreign keys, a busy timeout and
-    ``BEGIN IMMEDIATE`` for transactions that write.
+    """An engine for ``url``; SQLite gets WAL, foreign keys, a busy timeout (30 s, or the
+    URL's ``?timeout=`` in seconds) and ``BEGIN IMMEDIATE`` for transactions that write.
 
     >>> create_engine("sqlite://").dialect.name
     'sqlite'
@@ -33,9 +33,12 @@ def create_engine(url: str) -> Engine:
         # requests per worker; raise max_connections (or put PgBouncer in front) for that.
         return sa.create_engine(url, pool_size=10, max_overflow=30, pool_pre_ping=True)
     memory = url in ("sqlite://", "sqlite:///:memory:")
+    # How long a writer waits for another's lock before failing (503: store/outages.py):
+    # 30 s, or the URL's ?timeout= (seconds, as SQLAlchemy's SQLite dialect reads it).
+    timeout = float(str(sa.make_url(url).query.get("timeout", 30)))
     engine = sa.create_engine(
         url,
-        connect_args={"check_same_thread": False, "timeout": 30},
+        connect_args={"check_same_thread": False, "timeout": timeout},
         **({"poolclass": StaticPool} if memory else {}),
     )
 
@@ -47,7 +50,7 @@ def create_engine(url: str) -> Engine:
             cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={round(timeout * 1000)}")
         cursor.close()
 
     @event.listens_for(engine, "begin")

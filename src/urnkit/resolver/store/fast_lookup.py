@@ -172,9 +172,10 @@ class _LoopLookups:
         while pgconn.flush():  # the socket's buffer was full: rare, the query is small
             await asyncio.sleep(0)
         result = await self._answer
-        if result.status != _TUPLES_OK:
-            message = result.error_message.decode("utf-8", "replace").strip()
-            raise RuntimeError(f"the resolution lookup failed: {message}")
+        if result.status != _TUPLES_OK:  # psycopg's error, with the SQLSTATE (store/failures.py)
+            from psycopg.errors import error_from_result
+
+            raise error_from_result(result)
         found: dict[str, ResolutionRow] = {}
         for n in range(result.ntuples):
             key, *rest = (_text(result.get_value(n, column)) for column in range(6))

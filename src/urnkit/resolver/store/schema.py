@@ -25,6 +25,7 @@ def schema_state(engine: Engine) -> Literal["empty", "current", "outdated"]:
     from alembic.script import ScriptDirectory
 
     with engine.connect() as connection:
+        connection = connection.execution_options(urnkit_read_only=True)  # waits for no writer
         if not sa.inspect(connection).get_table_names():
             return "empty"
         current = MigrationContext.configure(connection).get_current_heads()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from functools import partial
 from typing import Literal
 
@@ -19,11 +19,14 @@ from urnkit.resolver.store.fast_lookup import (
     SQLiteReaders,
     autocommit_connection,
 )
+from urnkit.resolver.store.outages import Outages
 from urnkit.resolver.store.transaction import Transaction
 
 
 class Store:
-    """The database: a pool of connections and the transactions over it.
+    """The database: a pool of connections and the transactions over it. While the database
+    cannot be used, each of them raises :class:`~urnkit.resolver.domain.UnavailableError`
+    (:mod:`~urnkit.resolver.store.outages`, logged when ``log_outages``).
 
     >>> store = Store("sqlite://")
     >>> store.upgrade()
@@ -32,9 +35,10 @@ class Store:
     True
     """
 
-    def __init__(self, url: str = DEFAULT_DATABASE_URL) -> None:
+    def __init__(self, url: str = DEFAULT_DATABASE_URL, *, log_outages: bool = False) -> None:
         self.url = url
         self.engine = create_engine(url)
+        self.outages = Outages(self.engine.url, logged=log_outages)
         dialect = self.engine.dialect
         # The fast paths of resolution_row_async (see there); None where it falls back.
         self._lookups: BatchedLookups | None = None
@@ -55,7 +59,7 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
         """A write transaction: committed when the block ends, rolled back if it raises."""
-        with self.engine.begin() as connection:
+        with self.outages.guarding(writes=True), self.engine.begin() as connection:
             yield Transaction(connection)
 
     @contextmanager
@@ -71,7 +75,7 @@ class Store:
         ...     tx.organisations.id("Demo Library") is None
         True
         """
-        with self.engine.connect() as connection:
+        with self.outages.guarding(), self.engine.connect() as connection:
             transaction = connection.begin()
             try:
                 yield Transaction(connection)
@@ -81,7 +85,7 @@ class Store:
     @contextmanager
     def snapshot(self) -> Iterator[Transaction]:
         """A read-only transaction (on SQLite a plain ``BEGIN``, which never blocks writers)."""
-        with self.engine.connect() as connection:
+        with self.outages.guarding(), self.engine.connect() as connection:
             connection = connection.execution_options(urnkit_read_only=True)
             with connection.begin():
                 yield Transaction(connection)
@@ -89,7 +93,7 @@ class Store:
     def resolution_row(self, key: str) -> ResolutionRow | None:
         """One indexed query for a record's status and targets (see :data:`ResolutionRow`),
         or None: resolution's read, for synchronous callers."""
-        with self.engine.connect() as connection:
+        with self.outages.guarding(), self.engine.connect() as connection:
             connection = connection.execution_options(urnkit_read_only=True)
             if connection.dialect.name == "postgresql":
                 # One statement needs no transaction: autocommit saves the BEGIN and ROLLBACK
@@ -107,23 +111,36 @@ class Store:
         resolution. Other databases and drivers, and in-memory SQLite, run
         :meth:`resolution_row` (in a worker thread unless in-memory).
         """
-        if self._readers is not None:
-            return self._readers.row(key)
-        if self._lookups is not None:
-            return await self._lookups.row(key)
-        if self.engine.dialect.name == "sqlite":  # in memory: one shared connection
-            return self.resolution_row(key)
-        return await asyncio.to_thread(self.resolution_row, key)
+        if self._readers is None and self._lookups is None:
+            if self.engine.dialect.name == "sqlite":  # in memory: one shared connection
+                return self.resolution_row(key)
+            return await asyncio.to_thread(self.resolution_row, key)
+        try:  # the fast paths: outages seen here, without a context manager's cost
+            if self._readers is not None:
+                row = self._readers.row(key)
+            elif self._lookups is not None:
+                row = await self._lookups.row(key)
+        except Exception as error:
+            unavailable = self.outages.unavailable(error)
+            if unavailable is None:
+                raise
+            raise unavailable from error
+        if self.outages.since is not None:  # the first answer after an outage
+            self.outages.answered()
+        return row
 
     def schema_state(self) -> Literal["empty", "current", "outdated"]:
         """Whether the database has no schema, the newest one, or one to upgrade."""
-        return schema.schema_state(self.engine)
+        with self.outages.guarding():
+            return schema.schema_state(self.engine)
 
     def upgrade(self, revision: str = "head") -> None:
         """Apply the Alembic migrations up to ``revision``."""
-        schema.upgrade(self.engine, revision)
+        with self.outages.guarding(writes=True):
+            schema.upgrade(self.engine, revision)
 
-    def lock(self, name: str, *, wait: bool) -> AbstractContextManager[bool]:
+    @contextmanager
+    def lock(self, name: str, *, wait: bool) -> Iterator[bool]:
         """Hold the lock ``name`` of this database, shared by every process on any machine
         using it, while the block runs (:func:`~.locks.lock`).
 
@@ -131,4 +148,5 @@ class Store:
         ...     held
         True
         """
-        return locks.lock(self.engine, name, wait=wait)
+        with self.outages.guarding(), locks.lock(self.engine, name, wait=wait) as held:
+            yield held

@@ -19,7 +19,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp
 
-from urnkit.resolver.domain import ResolverError
+from urnkit.resolver.domain import ResolverError, UnavailableError
 from urnkit.resolver.services import Services
 from urnkit.resolver.services.discovery import Discovery
 from urnkit.resolver.services.link_checker import with_periodic_checks
@@ -83,13 +83,16 @@ async def _flush_statistics(services: Services, interval: float) -> None:
         await asyncio.sleep(interval)
         try:
             await asyncio.to_thread(services.overview.flush_statistics)
-        except Exception:  # the database is away: the counts wait for the next flush
+        except UnavailableError:  # the store logs the outage: the counts wait for its end
+            pass
+        except Exception:
             _log.exception("flushing the resolution statistics failed; retrying later")
 
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Flush the counted resolutions while the application runs, and once more at its end."""
+    """Flush the counted resolutions while the application runs, and once more at its end (a
+    database unavailable then loses them, said in one line: the process still stops cleanly)."""
     services: Services = app.state.services
     flushing = asyncio.create_task(_flush_statistics(services, app.state.statistics_interval))
     try:
@@ -98,7 +101,10 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         flushing.cancel()
         with suppress(asyncio.CancelledError):
             await flushing
-        await asyncio.to_thread(services.overview.flush_statistics)
+        try:
+            await asyncio.to_thread(services.overview.flush_statistics)
+        except UnavailableError as error:
+            _log.warning("the resolutions counted since the last flush are lost: %s", error)
 
 
 def create_app(
@@ -163,7 +169,7 @@ def app_from_environment() -> ASGIApp:
     request came from (``URNKIT_TRUSTED_PROXIES``), then request ids and the access log
     (``URNKIT_ACCESS_LOG``), around everything else, so that they see every response."""
     settings = Settings.from_environment()
-    store = Store(settings.database_url)
+    store = Store(settings.database_url, log_outages=True)
     discovery = (
         Discovery(settings.dns_nameserver or None, settings.dns_root)
         if settings.dns_discovery

@@ -28,7 +28,7 @@ from starlette.responses import Response
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from urnkit.resolver.domain import UnauthenticatedError
+from urnkit.resolver.domain import ResolverError
 from urnkit.resolver.services import Services
 from urnkit.resolver.web.problems import problem, refusal
 
@@ -128,7 +128,7 @@ def body_limits(app: ASGIApp, services: Services) -> ASGIApp:
             try:
                 token = bearer_token(request)
                 scope[PRINCIPAL] = await run_in_threadpool(services.access.authenticate, token)
-            except UnauthenticatedError as error:
+            except ResolverError as error:  # 401; 503 while the database is unavailable
                 await _closing(refusal(request, error))(scope, receive, send)
                 return
         limit = body_limit(raw_path)

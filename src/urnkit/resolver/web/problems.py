@@ -60,10 +60,14 @@ def problem(
 
 
 def refusal(request: Request, error: ResolverError) -> Response:
-    """A refusal of the service, with the status, type and title its class carries."""
-    return problem(
+    """A refusal of the service, with the status, type and title its class carries, and when
+    to ask again (``Retry-After``) if it says."""
+    response = problem(
         request, error.status, error.title, error.detail, error.problem_type, **error.extensions
     )
+    if error.retry_after is not None:
+        response.headers["Retry-After"] = str(error.retry_after)
+    return response
 
 
 def invalid_request(request: Request, error: RequestValidationError) -> Response:

@@ -355,11 +355,16 @@ class HealthOut(BaseModel):
 
 
 class ReadinessOut(BaseModel):
-    """Readiness: whether the database answers and holds the latest schema."""
+    """Readiness: whether the database answers and holds the latest schema; if not, why."""
 
     status: Literal["ready", "not ready"]
     database: Literal["ok", "unreachable"]
     schema_: Literal["current", "outdated", "empty", "unknown"] = Field(alias="schema")
+    reason: str | None = Field(
+        default=None,
+        description="Why not ready (absent when ready)",
+        examples=["the database does not accept connections"],
+    )
 
 
 class ForwardingIn(BaseModel):

@@ -23,11 +23,13 @@ def healthz(response: Response) -> dict[str, str]:
 @router.get(
     "/readyz",
     response_model=ReadinessOut,
-    responses={503: {"model": ReadinessOut, "description": "Not ready: see database and schema"}},
+    response_model_exclude_none=True,
+    responses={503: {"model": ReadinessOut, "description": "Not ready: the reason says why"}},
 )
 def readyz(response: Response, services: ServiceDep) -> dict[str, Any]:
     """Readiness: 200 when the database answers and its schema is at the latest migration,
-    503 otherwise (``database`` unreachable, or ``schema`` empty or outdated)."""
+    503 otherwise (``database`` unreachable, or ``schema`` empty or outdated), with the
+    ``reason``."""
     found = services.health.readiness()
     response.status_code = 200 if found.ready else 503
     response.headers.update(_NO_STORE)
@@ -35,4 +37,5 @@ def readyz(response: Response, services: ServiceDep) -> dict[str, Any]:
         "status": "ready" if found.ready else "not ready",
         "database": found.database,
         "schema": found.schema,
+        "reason": found.reason,
     }
