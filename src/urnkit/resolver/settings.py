@@ -29,6 +29,9 @@ from urnkit.resolver.store import DEFAULT_DATABASE_URL
 # faster on both databases in two later runs. The black-box tests run uvicorn, and granian is
 # held to the same answers (test_granian_answers_resolution_as_uvicorn_does).
 SERVERS = ("uvicorn", "granian")
+# The header forms a trusted proxy's word is read from (web/proxies.py): X-Forwarded-For,
+# -Proto and -Host, or RFC 7239 Forwarded; never both.
+FORWARDED_HEADERS = ("x-forwarded", "forwarded")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +58,12 @@ class Settings:
     oai_admin_email: str = "urnkit@localhost"  # OAI-PMH Identify's adminEmail
     # One JSON line per HTTP request on standard error (web/access_log.py); 0 turns it off.
     access_log: bool = True
-    # Addresses and networks whose Forwarded / X-Forwarded-* headers are believed
-    # (web/proxies.py), comma-separated; none by default.
+    # Addresses and networks whose forwarding headers are believed (web/proxies.py),
+    # comma-separated; none by default.
     trusted_proxies: str = ""
+    # Which of their headers: "x-forwarded" (X-Forwarded-For, -Proto, -Host) or "forwarded"
+    # (RFC 7239); the other form is ignored.
+    forwarded_headers: str = "x-forwarded"
     # Seconds each server process keeps the organisations' networks before reading them again:
     # a change made elsewhere reaches resolution within this bound (services/networks.py).
     network_refresh: int = 10
@@ -108,6 +114,11 @@ class Settings:
             raise ValueError("staff_session_hours and staff_sign_in_attempts must be 1 or more")
         if self.server not in SERVERS:
             raise ValueError(f"server must be one of {', '.join(SERVERS)}, not {self.server!r}")
+        if self.forwarded_headers not in FORWARDED_HEADERS:
+            raise ValueError(
+                f"forwarded_headers must be one of {', '.join(FORWARDED_HEADERS)}, "
+                f"not {self.forwarded_headers!r}"
+            )
         if self.dns_nameserver:
             parse_nameserver(self.dns_nameserver)  # a ValueError saying what is wrong
         from urnkit.resolver.web.proxies import trusted_networks

@@ -160,8 +160,9 @@ def create_app(
 def app_from_environment() -> ASGIApp:
     """The application for ``URNKIT_DATABASE_URL``: the factory ``urnkit serve`` hands to the
     ASGI server, once per worker process; outermost, the trusted proxies' word on where the
-    request came from (``URNKIT_TRUSTED_PROXIES``), then request ids and the access log
-    (``URNKIT_ACCESS_LOG``), around everything else, so that they see every response."""
+    request came from (``URNKIT_TRUSTED_PROXIES``, ``URNKIT_FORWARDED_HEADERS``), then
+    request ids and the access log (``URNKIT_ACCESS_LOG``), around everything else, so that
+    they see every response."""
     settings = Settings.from_environment()
     store = Store(settings.database_url)
     discovery = (
@@ -185,4 +186,4 @@ def app_from_environment() -> ASGIApp:
     gc.freeze()
     logged = access_logged(app, settings.access_log)
     networks = trusted_networks(settings.trusted_proxies)
-    return trusting(logged, networks) if networks else logged
+    return trusting(logged, networks, settings.forwarded_headers) if networks else logged
