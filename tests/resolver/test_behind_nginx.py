@@ -254,3 +254,21 @@ def test_https_answers_carry_hsts_and_http_ones_not(deployment: Deployment) -> N
     with deployment.client(deployment.http) as client:
         for path in paths:
             assert "strict-transport-security" not in client.get(path).headers, path
+
+
+def test_too_many_header_fields_are_refused_through_the_site(deployment: Deployment) -> None:
+    # RFC 6585 §5, from urnkit: more than 100 fields, or more than 16 KiB of them, each line
+    # within nginx's buffers (docs/deploy.md, "Request limits").
+    many = {f"x-{n:03d}": "1" for n in range(150)}
+    large = {f"x-{n}": "a" * 6000 for n in range(3)}
+    with deployment.client(deployment.https) as client:
+        for fields in (many, large):
+            answer = client.get("/api/v1/prefixes", headers=fields)
+            assert answer.status_code == 431
+            assert answer.headers["content-type"] == "application/problem+json"
+            assert answer.headers["strict-transport-security"] == "max-age=31536000"
+        assert client.get("/api/v1/prefixes", headers=dict(list(many.items())[:40])).is_success
+        # nginx's own refusal: a line longer than one of its 8 KiB buffers gets its 400 page.
+        answer = client.get("/api/v1/prefixes", headers={"x-long": "a" * 9000})
+        assert answer.status_code == 400
+        assert "Request Header Or Cookie Too Large" in answer.text
