@@ -330,14 +330,11 @@ def _gone_link(base_url: str, headers: dict[str, str], token: str) -> tuple[str,
     return httpx.get(f"{base_url}/{old}", headers=headers).headers["link"], new
 
 
-_SAID = {
-    "x-forwarded": {
-        "X-Forwarded-Proto": "https",
-        "X-Forwarded-Host": "resolver.example",
-        "X-Forwarded-For": "203.0.113.7",
-    },
-    "forwarded": {"Forwarded": 'for="203.0.113.7:4711";proto=https;host=resolver.example'},
-}
+def _said(form: str, client: str, proto: str, host: str) -> dict[str, str]:
+    """What a proxy says of a request's client, scheme and host, in ``form``."""
+    if form == "forwarded":
+        return {"Forwarded": f'for="{client}:4711";proto={proto};host={host}'}
+    return {"X-Forwarded-For": client, "X-Forwarded-Proto": proto, "X-Forwarded-Host": host}
 
 
 @pytest.mark.parametrize("kind", DATABASES)
@@ -350,15 +347,8 @@ def test_a_server_believes_its_trusted_proxies_only(
     # The form named (the default, or --forwarded-headers) is believed from a trusted peer;
     # what the other form says (a client's own header, passed on) is not.
     other = "forwarded" if form == "x-forwarded" else "x-forwarded"
-    spoofed = {
-        "x-forwarded": {
-            "X-Forwarded-Proto": "http",
-            "X-Forwarded-Host": "evil.example",
-            "X-Forwarded-For": "198.51.100.66",
-        },
-        "forwarded": {"Forwarded": "for=198.51.100.66;proto=http;host=evil.example"},
-    }[other]
-    headers = _SAID[form] | spoofed
+    headers = _said(form, "203.0.113.7", "https", "resolver.example")
+    headers |= _said(other, "198.51.100.66", "http", "evil.example")
     env = {"URNKIT_TRUSTED_PROXIES": "127.0.0.1/32" if trusted else "10.0.0.0/8"}
     flags = ("--forwarded-headers", "forwarded") if form == "forwarded" else ()
     with fresh_database(kind, tmp_path) as url:
