@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from resolver_support import DATABASES, Server, fresh_database, set_up_resolver
 from starlette.types import Scope
 
+from urnkit.resolver.web.limits import MAX_HEADER_BYTES
 from urnkit.resolver.web.proxies import (
     forwarded_elements,
     forwarded_scope,
@@ -166,6 +167,20 @@ def test_the_examples_of_rfc_7239_are_read_as_it_says() -> None:
         {"for": "198.51.100.17"},
     ]
     assert node_address("[2001:db8:cafe::17]:4711") == ("2001:db8:cafe::17", 4711)
+
+
+@pytest.mark.parametrize("form", ["x-forwarded", "forwarded"])
+def test_forwarding_headers_past_the_header_limit_are_not_read(form: str) -> None:
+    # Such a request is answered 431 (web/limits.py): its headers are not parsed first.
+    name = "Forwarded" if form == "forwarded" else "X-Forwarded-For"
+    node = "for=192.0.2.1" if form == "forwarded" else "192.0.2.1"
+    fitting = ", ".join([node] * (MAX_HEADER_BYTES // (len(node) + 2)))
+    assert forwarded_scope(_scope("10.0.0.1", (name, fitting)), NETWORKS, form)["client"] == (
+        "192.0.2.1",
+        0,
+    )
+    scope = _scope("10.0.0.1", (name, f"{fitting}, {node}, {node}"))
+    assert forwarded_scope(scope, NETWORKS, form) is scope
 
 
 def test_trusted_proxies_that_are_not_addresses_are_refused() -> None:

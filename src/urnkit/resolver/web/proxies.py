@@ -9,7 +9,8 @@ With a chain of proxies, the client is the first address, from the right of the 
 not a trusted proxy (RFC 7239 §5.2, §7.5: each proxy appends the address it received from).
 Values that are not an address (``unknown``, obfuscated identifiers, RFC 7239 §6.2-6.3), a
 scheme other than ``http`` or ``https``, a host that is no host, or a ``Forwarded`` element
-that breaks RFC 7239 §4's grammar leave that part of the request as it was.
+that breaks RFC 7239 §4's grammar leave that part of the request as it was; headers longer
+than the request header limit (``web/limits.py``, which refuses such a request) are not read.
 
 Server-independent on purpose: uvicorn's own proxy-header handling knows neither ``Forwarded``
 nor ``X-Forwarded-Host``, and granian has none; both are told to leave the headers alone.
@@ -27,6 +28,8 @@ from collections.abc import Sequence
 from typing import Final
 
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from urnkit.resolver.web.limits import MAX_HEADER_BYTES
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 # RFC 7239 §4: forwarded-pair = token "=" value; value = token / quoted-string (RFC 7230
@@ -188,8 +191,8 @@ def forwarded_scope(scope: Scope, networks: Sequence[Network], form: str = "x-fo
         if name in names:
             text = value.decode("latin-1")
             headers[name] = f"{headers[name]},{text}" if name in headers else text
-    if not headers:
-        return scope
+    if not headers or sum(map(len, headers.values())) > MAX_HEADER_BYTES:
+        return scope  # none, or so many that header_limits refuses the request: not read
     chosen = _client_hop(_hops(headers), networks)
     changed = dict(scope)
     node = node_address(chosen.get("for", ""))
