@@ -29,9 +29,6 @@ from urnkit.resolver.store import DEFAULT_DATABASE_URL
 # faster on both databases in two later runs. The black-box tests run uvicorn, and granian is
 # held to the same answers (test_granian_answers_resolution_as_uvicorn_does).
 SERVERS = ("uvicorn", "granian")
-# The header forms a trusted proxy's word is read from (web/proxies.py): X-Forwarded-For,
-# -Proto and -Host, or RFC 7239 Forwarded; never both.
-FORWARDED_HEADERS = ("x-forwarded", "forwarded")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,16 +111,16 @@ class Settings:
             raise ValueError("staff_session_hours and staff_sign_in_attempts must be 1 or more")
         if self.server not in SERVERS:
             raise ValueError(f"server must be one of {', '.join(SERVERS)}, not {self.server!r}")
-        if self.forwarded_headers not in FORWARDED_HEADERS:
-            raise ValueError(
-                f"forwarded_headers must be one of {', '.join(FORWARDED_HEADERS)}, "
-                f"not {self.forwarded_headers!r}"
-            )
         if self.dns_nameserver:
             parse_nameserver(self.dns_nameserver)  # a ValueError saying what is wrong
-        from urnkit.resolver.web.proxies import trusted_networks
+        from urnkit.resolver.web.proxies import HEADER_FORMS, trusted_networks
 
         trusted_networks(self.trusted_proxies)  # a ValueError naming the entry
+        if self.forwarded_headers not in HEADER_FORMS:
+            raise ValueError(
+                f"forwarded_headers must be one of {', '.join(HEADER_FORMS)}, "
+                f"not {self.forwarded_headers!r}"
+            )
         return self
 
     def environment(self) -> dict[str, str]:

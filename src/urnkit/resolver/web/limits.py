@@ -148,9 +148,8 @@ def header_limits(app: ASGIApp) -> ASGIApp:
                     f"{len(headers)} of {size:,} bytes (RFC 6585 §5)"
                 )
                 body = problem_body(431, "Request Header Fields Too Large", detail)
-                no_store = {
-                    "Cache-Control": "no-store"
-                }  # the answer is the headers', not the URI's
+                # The answer is the request headers', not the URI's: kept by no cache.
+                no_store = {"Cache-Control": "no-store"}
                 response = JSONResponse(body, 431, no_store, media_type=PROBLEM)
                 await _closing(response)(scope, receive, send)
                 return

@@ -38,7 +38,7 @@ _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _QUOTED = r'"(?:[\t !#-\[\]-~\x80-\xff]|\\[\t -~\x80-\xff])*"'
 _PAIR = re.compile(rf"[ \t]*({_TOKEN})=({_TOKEN}|{_QUOTED})[ \t]*")
 _HOST = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}))(?::[0-9]{1,5})?")
-# The headers each form of forwarding_headers reads.
+# The headers each form of the forwarded_headers setting reads.
 HEADER_FORMS: Final = {
     "x-forwarded": (b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-host"),
     "forwarded": (b"forwarded",),
