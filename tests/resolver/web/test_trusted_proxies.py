@@ -360,7 +360,9 @@ def test_a_server_believes_its_trusted_proxies_only(
     tmp_path: Path, kind: str, form: str, trusted: bool
 ) -> None:
     # The form named (the default, or --forwarded-headers) is believed from a trusted peer;
-    # what the other form says (a client's own header, passed on) is not.
+    # what the other form says (a client's own header, passed on) is not. Untrusted, the
+    # test's 127.0.0.1 is believed by nobody: uvicorn's own proxy handling, which trusts
+    # 127.0.0.1 by default (forwarded_allow_ips), is off and must stay so.
     other = "forwarded" if form == "x-forwarded" else "x-forwarded"
     headers = _said(form, "203.0.113.7", "https", "resolver.example")
     headers |= _said(other, "198.51.100.66", "http", "evil.example")
