@@ -9,6 +9,7 @@ tests are skipped."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import sys
@@ -204,6 +205,19 @@ def test_a_client_claiming_a_reading_rooms_address_is_not_let_in(
             answer = client.get(f"/{urn}", headers=claim)
         assert answer.headers["location"] == open_
         assert shut not in answer.headers["link"]
+    # The servers took the client for what it is: the address nginx received it from.
+    deadline = time.monotonic() + 5  # urnkit writes its access log lines in batches
+    while len(lines := _logged(deployment, f"/{urn}")) < 3:
+        assert time.monotonic() < deadline, "the requests are in no server's log"
+        time.sleep(0.1)
+    clients = sorted(str(line["client"]) for line in lines)
+    assert clients == sorted([IN_ROOMS, CLIENT_ADDRESS, CLIENT_ADDRESS])
+
+
+def _logged(deployment: Deployment, path: str) -> list[dict[str, object]]:
+    """The servers' access log lines of requests for ``path``."""
+    lines = (json.loads(line) for line in deployment.logs().splitlines() if line[:1] == "{")
+    return [line for line in lines if line.get("path") == path]
 
 
 @pytest.mark.parametrize(
