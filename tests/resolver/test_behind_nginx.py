@@ -1,12 +1,15 @@
-"""Two ``urnkit serve`` processes on one PostgreSQL behind the nginx site of ``docs/deploy/``
-(Debian's nginx, really started; TLS, the cache): a write through one is resolved through the
-other at once; a change is served fresh through the cache within the documented max-age; the
-absolute URLs the servers build say what the client used (trusted proxies). nginx is required
-in CI and under ``URNKIT_REQUIRE_NGINX=1`` (``.ci/run`` installs it); elsewhere, without it,
-these tests are skipped."""
+"""Two ``urnkit serve`` processes on one database (SQLite, PostgreSQL) behind the nginx site of
+``docs/deploy/`` (Debian's nginx, really started; TLS, the cache): a write through one is
+resolved through the other at once; a change is served fresh through the cache within the
+documented max-age; the absolute URLs the servers build say what the client used (trusted
+proxies); what a client says in forwarding headers of its own reaches neither a restricted
+location nor a cached answer; HSTS; too many request headers are refused. nginx is required in
+CI and under ``URNKIT_REQUIRE_NGINX=1`` (``.ci/run`` installs it); elsewhere, without it, these
+tests are skipped."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import sys
@@ -17,12 +20,17 @@ from pathlib import Path
 
 import httpx
 import pytest
-from resolver_support import Server, fresh_database, set_up_resolver
+from resolver_support import DATABASES, Server, fresh_database, set_up_resolver, urnkit_here
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from nginx_site import NginxError, find_nginx, free_port, running_nginx, urnkit_site
 
 REDIRECT_MAX_AGE = 2  # seconds: cache_redirect of the servers here
+# A reading room of Test Library's, and an address in it that clients elsewhere claim.
+ROOMS, IN_ROOMS = "10.77.0.0/16", "10.77.1.2"
+# The tests' clients reach nginx from this address: nginx's own (127.0.0.1), which the servers
+# trust, is not the client's, as on a real deployment.
+CLIENT_ADDRESS = "127.0.0.2"
 
 
 @dataclass(frozen=True)
@@ -39,7 +47,8 @@ class Deployment:
 
     def client(self, base_url: str, authorized: bool = False) -> httpx.Client:
         headers = {"Authorization": f"Bearer {self.token}"} if authorized else {}
-        return httpx.Client(base_url=base_url, headers=headers, verify=False, timeout=30)
+        transport = httpx.HTTPTransport(local_address=CLIENT_ADDRESS, verify=False)
+        return httpx.Client(base_url=base_url, headers=headers, transport=transport, timeout=30)
 
 
 def _require_nginx() -> None:
@@ -51,8 +60,10 @@ def _require_nginx() -> None:
         pytest.skip(str(error))
 
 
-@pytest.fixture(scope="module")
-def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+@pytest.fixture(scope="module", params=DATABASES)
+def deployment(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Deployment]:
     _require_nginx()
     directory = tmp_path_factory.mktemp("behind-nginx")
     env = {
@@ -60,8 +71,11 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
         "URNKIT_CACHE_REDIRECT": str(REDIRECT_MAX_AGE),
         "URNKIT_CACHE_NOT_FOUND": str(REDIRECT_MAX_AGE),
     }
-    with fresh_database("postgresql", directory) as url:
+    with fresh_database(request.param, directory) as url:
         tokens = set_up_resolver(url)
+        urnkit_here(
+            "admin", "network", "set", "Test Library", "rooms", ROOMS, "--database-url", url
+        )
         with Server(url, env=env) as first, Server(url, env=env) as second:
             http, https = free_port(), free_port()
             site = urnkit_site(directory, [first.port, second.port], http, https)
@@ -156,3 +170,119 @@ def test_absolute_urls_say_what_the_client_used(deployment: Deployment, scheme: 
         gone = reader.get(f"/{old}")
     assert gone.status_code == 410
     assert f'<{base}/{new}>; rel="successor-version"' in gone.headers["link"]
+
+
+def _restricted(deployment: Deployment) -> tuple[str, str, str]:
+    """A new record of Test Library's: a copy restricted to its reading rooms (``ROOMS``),
+    then an open one; the URN and the two URLs."""
+    urn = f"urn:nbn:fi:test-{secrets.token_hex(4)}"
+    shut, open_ = f"https://library.example/deposit/{urn}", f"https://example.org/{urn}"
+    locations = [{"url": shut, "restricted_to": "rooms"}, {"url": open_, "priority": 2}]
+    with deployment.client(deployment.first, authorized=True) as writer:
+        writer.put(f"/api/v1/urns/{urn}", json={"locations": locations}).raise_for_status()
+    return urn, shut, open_
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        {"Forwarded": f"for={IN_ROOMS}"},
+        {"Forwarded": f'for="{IN_ROOMS}:4711";proto=https, for={IN_ROOMS}'},
+        {"X-Forwarded-For": IN_ROOMS},
+        {"X-Forwarded-For": f"{IN_ROOMS}, {IN_ROOMS}"},
+        {"X-Real-IP": IN_ROOMS},
+    ],
+)
+def test_a_client_claiming_a_reading_rooms_address_is_not_let_in(
+    deployment: Deployment, claim: dict[str, str]
+) -> None:
+    urn, shut, open_ = _restricted(deployment)
+    # The servers believe nginx, 127.0.0.1: what it says of a client in the rooms lets it in.
+    said = httpx.get(f"{deployment.first}/{urn}", headers={"X-Forwarded-For": IN_ROOMS})
+    assert said.headers["location"] == shut
+    for base in (deployment.http, deployment.https):
+        with deployment.client(base) as client:
+            answer = client.get(f"/{urn}", headers=claim)
+        assert answer.headers["location"] == open_
+        assert shut not in answer.headers["link"]
+    # The servers took the client for what it is: the address nginx received it from.
+    deadline = time.monotonic() + 5  # urnkit writes its access log lines in batches
+    while len(lines := _logged(deployment, f"/{urn}")) < 3:
+        assert time.monotonic() < deadline, "the requests are in no server's log"
+        time.sleep(0.1)
+    clients = sorted(str(line["client"]) for line in lines)
+    assert clients == sorted([IN_ROOMS, CLIENT_ADDRESS, CLIENT_ADDRESS])
+
+
+def _logged(deployment: Deployment, path: str) -> list[dict[str, object]]:
+    """The servers' access log lines of requests for ``path``."""
+    lines = (json.loads(line) for line in deployment.logs().splitlines() if line[:1] == "{")
+    return [line for line in lines if line.get("path") == path]
+
+
+@pytest.mark.parametrize(
+    "spoof",
+    [
+        {"Forwarded": "host=evil.example"},
+        {"Forwarded": 'for=192.0.2.1;proto=http;host="evil.example:8443"'},
+        {"X-Forwarded-Host": "evil.example"},
+        {"X-Forwarded-Proto": "evil"},
+        {"X-Forwarded-Host": "evil.example", "X-Forwarded-Proto": "http"},
+        {"Host": "127.0.0.1:9"},  # nginx's $host has no port: a key once without it
+        {"Host": "evil.example"},
+    ],
+)
+def test_no_chosen_host_reaches_a_later_cached_answer(
+    deployment: Deployment, spoof: dict[str, str]
+) -> None:
+    # A deactivated URN's 410 (kept a day) names its successor at an absolute URL; the other
+    # names the resolver's own host in its Link header and body.
+    old, new = (f"urn:nbn:fi:test-{secrets.token_hex(4)}" for _ in range(2))
+    with deployment.client(deployment.https, authorized=True) as writer:
+        _put(writer, old, "https://example.org/old")
+        body = {"note": "moved", "successors": [new]}
+        writer.post(f"/api/v1/urns/{old}/deactivate", json=body).raise_for_status()
+    for base in (deployment.https, deployment.http):
+        for path in (f"/{old}", f"/{old}?s=I2C", f"/uri-res/N2L?{old}"):
+            with deployment.client(base) as client:
+                client.get(path, headers=spoof)  # whatever it answers this client
+                clean = client.get(path)
+            assert clean.headers.get("x-cache-status") == "HIT" or "Host" in spoof
+            shown = f"{clean.headers.get('link')} {clean.headers.get('location')} {clean.text}"
+            assert "evil" not in shown
+            assert ":9/" not in shown
+            if clean.status_code == 410 and path == f"/{old}":
+                assert f'<{base}/{new}>; rel="successor-version"' in clean.headers["link"]
+
+
+def test_https_answers_carry_hsts_and_http_ones_not(deployment: Deployment) -> None:
+    # RFC 6797 §7.2: a host sends Strict-Transport-Security over secure transport only.
+    urn = f"urn:nbn:fi:test-{secrets.token_hex(4)}"
+    with deployment.client(deployment.https, authorized=True) as writer:
+        _put(writer, urn, "https://example.org/hsts")
+    paths = (f"/{urn}", f"/{urn}", "/staff/sign-in", "/api/v1/prefixes", "/no/such/path")
+    with deployment.client(deployment.https) as client:
+        for path in paths:
+            hsts = client.get(path).headers.get_list("strict-transport-security")
+            assert hsts == ["max-age=31536000"], path
+    with deployment.client(deployment.http) as client:
+        for path in paths:
+            assert "strict-transport-security" not in client.get(path).headers, path
+
+
+def test_too_many_header_fields_are_refused_through_the_site(deployment: Deployment) -> None:
+    # RFC 6585 §5, from urnkit: more than 100 fields, or more than 16 KiB of them, each line
+    # within nginx's buffers (docs/deploy.md, "Request limits").
+    many = {f"x-{n:03d}": "1" for n in range(150)}
+    large = {f"x-{n}": "a" * 6000 for n in range(3)}
+    with deployment.client(deployment.https) as client:
+        for fields in (many, large):
+            answer = client.get("/api/v1/prefixes", headers=fields)
+            assert answer.status_code == 431
+            assert answer.headers["content-type"] == "application/problem+json"
+            assert answer.headers["strict-transport-security"] == "max-age=31536000"
+        assert client.get("/api/v1/prefixes", headers=dict(list(many.items())[:40])).is_success
+        # nginx's own refusal: a line longer than one of its 8 KiB buffers gets its 400 page.
+        answer = client.get("/api/v1/prefixes", headers={"x-long": "a" * 9000})
+        assert answer.status_code == 400
+        assert "Request Header Or Cookie Too Large" in answer.text

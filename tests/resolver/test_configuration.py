@@ -57,6 +57,8 @@ def test_the_file_sets_every_key(tmp_path: Path) -> None:
             lines.append('dns_nameserver = "127.0.0.1:5353"')
         elif field.name == "trusted_proxies":
             lines.append('trusted_proxies = "10.0.0.0/8, ::1"')
+        elif field.name == "forwarded_headers":
+            lines.append('forwarded_headers = "forwarded"')
         else:
             lines.append(f'{field.name} = "{value}x"')
     path = tmp_path / "urnkit.toml"
@@ -99,6 +101,10 @@ def test_config_names_a_file_elsewhere(tmp_path: Path) -> None:
         ("host = 127\n", "host must be text, not 127"),
         ('server = "gunicorn"\n', "server must be one of uvicorn, granian, not 'gunicorn'"),
         ('trusted_proxies = "proxy.local"\n', "'proxy.local' is not an IP address or network"),
+        (
+            'forwarded_headers = "both"\n',
+            "forwarded_headers must be one of x-forwarded, forwarded, not 'both'",
+        ),
         ("port = \n", "not TOML: Invalid value (at line 1, column 8)"),
     ],
 )

@@ -55,9 +55,12 @@ class Settings:
     oai_admin_email: str = "urnkit@localhost"  # OAI-PMH Identify's adminEmail
     # One JSON line per HTTP request on standard error (web/access_log.py); 0 turns it off.
     access_log: bool = True
-    # Addresses and networks whose Forwarded / X-Forwarded-* headers are believed
-    # (web/proxies.py), comma-separated; none by default.
+    # Addresses and networks whose forwarding headers are believed (web/proxies.py),
+    # comma-separated; none by default.
     trusted_proxies: str = ""
+    # Which of their headers: "x-forwarded" (X-Forwarded-For, -Proto, -Host) or "forwarded"
+    # (RFC 7239); the other form is ignored.
+    forwarded_headers: str = "x-forwarded"
     # Seconds each server process keeps the organisations' networks before reading them again:
     # a change made elsewhere reaches resolution within this bound (services/networks.py).
     network_refresh: int = 10
@@ -110,9 +113,14 @@ class Settings:
             raise ValueError(f"server must be one of {', '.join(SERVERS)}, not {self.server!r}")
         if self.dns_nameserver:
             parse_nameserver(self.dns_nameserver)  # a ValueError saying what is wrong
-        from urnkit.resolver.web.proxies import trusted_networks
+        from urnkit.resolver.web.proxies import HEADER_FORMS, trusted_networks
 
         trusted_networks(self.trusted_proxies)  # a ValueError naming the entry
+        if self.forwarded_headers not in HEADER_FORMS:
+            raise ValueError(
+                f"forwarded_headers must be one of {', '.join(HEADER_FORMS)}, "
+                f"not {self.forwarded_headers!r}"
+            )
         return self
 
     def environment(self) -> dict[str, str]:

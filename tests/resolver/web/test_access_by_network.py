@@ -127,14 +127,18 @@ def test_the_client_address_is_judged_in_ipv6_and_as_ipv4_mapped(
 ) -> None:
     urn, shut, open_ = _restricted_record(api, unique, network[0])
     v6_inside = ipaddress.ip_network(network[2])[0x1_0000_0042]
-    # RFC 7239 §6: an IPv6 node in brackets, with a port.
-    forwarded = {"Forwarded": f'for="[{v6_inside}]:4711"'}
+    # An IPv6 node in brackets, with a port, as RFC 7239 §6 writes one.
+    forwarded = _from(f"[{v6_inside}]:4711")
     assert anonymous.get(f"/{urn}", headers=forwarded).headers["location"] == shut
     # RFC 4291 §2.5.5.2: an IPv4 client seen over IPv6.
-    mapped = {"Forwarded": f'for="[::ffff:{_inside(network)}]"'}
+    mapped = _from(f"::ffff:{_inside(network)}")
     assert anonymous.get(f"/{urn}", headers=mapped).headers["location"] == shut
-    outside = {"Forwarded": 'for="[2001:db8:ffff::1]"'}
+    outside = _from("2001:db8:ffff::1")
     assert anonymous.get(f"/{urn}", headers=outside).headers["location"] == open_
+    # The servers here read X-Forwarded-* (forwarded_headers' default): a client's own
+    # RFC 7239 Forwarded, which a proxy might pass on, is no claim.
+    claimed = {"Forwarded": f'for="[{v6_inside}]"'}
+    assert anonymous.get(f"/{urn}", headers=claimed).headers["location"] == open_
 
 
 def test_a_forwarded_address_from_an_untrusted_peer_is_not_believed(

@@ -44,7 +44,15 @@ def settings_for(args: argparse.Namespace) -> Settings:
     base = Settings.from_environment(config=getattr(args, "config", None))
     flags = {
         name: getattr(args, name)
-        for name in ("database_url", "host", "port", "workers", "server", "trusted_proxies")
+        for name in (
+            "database_url",
+            "host",
+            "port",
+            "workers",
+            "server",
+            "trusted_proxies",
+            "forwarded_headers",
+        )
         if getattr(args, name, None) is not None
     }
     return dataclasses.replace(base, **flags).checked()

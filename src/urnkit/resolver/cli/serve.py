@@ -105,6 +105,12 @@ def add_commands(commands: Commands) -> None:
     serve.add_argument(
         "--trusted-proxies",
         metavar="ADDRESSES",
-        help="addresses and networks whose Forwarded and X-Forwarded-* headers are believed, "
-        "comma-separated (default: none)",
+        help="addresses and networks whose forwarding headers are believed, comma-separated "
+        "(default: none)",
+    )
+    serve.add_argument(
+        "--forwarded-headers",
+        choices=("x-forwarded", "forwarded"),
+        help="the trusted proxies' header form: X-Forwarded-For/-Proto/-Host, or RFC 7239 "
+        "Forwarded; the other is ignored (default x-forwarded)",
     )

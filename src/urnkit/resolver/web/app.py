@@ -30,7 +30,7 @@ from urnkit.resolver.web.acceptance import check_bodies
 from urnkit.resolver.web.access_log import access_logged
 from urnkit.resolver.web.caching import CachePolicy, cache_controlled
 from urnkit.resolver.web.front import redirect_front
-from urnkit.resolver.web.limits import body_limits
+from urnkit.resolver.web.limits import body_limits, header_limits
 from urnkit.resolver.web.metrics import Metrics
 from urnkit.resolver.web.problems import http_error, invalid_request, refusal
 from urnkit.resolver.web.proxies import trusted_networks, trusting
@@ -166,8 +166,9 @@ def create_app(
 def app_from_environment() -> ASGIApp:
     """The application for ``URNKIT_DATABASE_URL``: the factory ``urnkit serve`` hands to the
     ASGI server, once per worker process; outermost, the trusted proxies' word on where the
-    request came from (``URNKIT_TRUSTED_PROXIES``), then request ids and the access log
-    (``URNKIT_ACCESS_LOG``), around everything else, so that they see every response."""
+    request came from (``URNKIT_TRUSTED_PROXIES``, ``URNKIT_FORWARDED_HEADERS``), then
+    request ids and the access log (``URNKIT_ACCESS_LOG``), around everything else, so that
+    they see every response; then the limits on header fields."""
     settings = Settings.from_environment()
     store = Store(settings.database_url, log_outages=True)
     discovery = (
@@ -189,6 +190,6 @@ def app_from_environment() -> ASGIApp:
     # models), every second or so under load, and set the p99 latency; now it takes ~0.2 ms.
     gc.collect()
     gc.freeze()
-    logged = access_logged(app, settings.access_log)
+    logged = access_logged(header_limits(app), settings.access_log)
     networks = trusted_networks(settings.trusted_proxies)
-    return trusting(logged, networks) if networks else logged
+    return trusting(logged, networks, settings.forwarded_headers) if networks else logged

@@ -1,5 +1,11 @@
-"""Limits on request bodies, enforced while the body streams, and the bearer token of a write
-checked before any of its body is read.
+"""Limits on requests: their header fields, counted before anything else reads them; their
+bodies, enforced while the body streams; and the bearer token of a write checked before any of
+its body is read.
+
+Every request with more than :data:`MAX_HEADER_FIELDS` header fields, or more than
+:data:`MAX_HEADER_BYTES` of them (names and values), is answered ``431 Request Header Fields
+Too Large`` (RFC 6585 §5) at once, as a problem (:func:`header_limits`, outside the
+application).
 
 A request that may carry a body (any method but ``GET``, ``HEAD`` and ``OPTIONS``) is, in
 order:
@@ -24,15 +30,20 @@ from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from urnkit.resolver.domain import ResolverError
 from urnkit.resolver.services import Services
-from urnkit.resolver.web.problems import problem, refusal
+from urnkit.resolver.web.problems import PROBLEM, problem, problem_body, refusal
 
 MiB = 1024 * 1024
+# Header fields a request may carry, and their bytes (names and values). In front, nginx's
+# large_client_header_buffers (4 buffers of 8 KiB) passes at most 32 KiB; granian itself
+# refuses more than 100 fields (docs/deploy.md, "Request limits").
+MAX_HEADER_FIELDS = 100
+MAX_HEADER_BYTES = 16 * 1024
 # One record (PUT, PATCH, deactivate): 100 locations at their longest (url 4,000, label 1,000,
 # media_type 255 characters) take 532 KB as plain JSON; a deactivation's note (10,000) and 100
 # successors (2,000 each) 212 KB. 1 MiB holds either, with room for the metadata.
@@ -112,6 +123,39 @@ def _closing(response: Response) -> Response:
     """``response``, closing the connection: the body the client sends is then not read."""
     response.headers["Connection"] = "close"
     return response
+
+
+def header_limits(app: ASGIApp) -> ASGIApp:
+    """``app``, with requests of too many header fields, or too many bytes of them, answered
+    431 (RFC 6585 §5) before it sees them; the connection is closed.
+
+    >>> from starlette.testclient import TestClient
+    >>> many = {f"x-{n}": "1" for n in range(MAX_HEADER_FIELDS)}
+    >>> TestClient(header_limits(JSONResponse("ok"))).get("/", headers=many).status_code
+    431
+    """
+
+    async def limited(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = scope["headers"]
+            size = 0
+            for name, value in headers:
+                size += len(name) + len(value)
+            if len(headers) > MAX_HEADER_FIELDS or size > MAX_HEADER_BYTES:
+                detail = (
+                    f"a request may carry at most {MAX_HEADER_FIELDS} header fields of "
+                    f"{MAX_HEADER_BYTES:,} bytes in all (names and values); this one carried "
+                    f"{len(headers)} of {size:,} bytes (RFC 6585 §5)"
+                )
+                body = problem_body(431, "Request Header Fields Too Large", detail)
+                # The answer is the request headers', not the URI's: kept by no cache.
+                no_store = {"Cache-Control": "no-store"}
+                response = JSONResponse(body, 431, no_store, media_type=PROBLEM)
+                await _closing(response)(scope, receive, send)
+                return
+        await app(scope, receive, send)
+
+    return limited
 
 
 def body_limits(app: ASGIApp, services: Services) -> ASGIApp:
