@@ -57,13 +57,18 @@ def _check(args: argparse.Namespace) -> int:
     def progress(summary: Summary) -> None:
         rate = summary.checked / max(time.monotonic() - summary.started, 1e-9)
         line = f"{summary.checked:,} checked: {summary.broken:,} broken, "
-        line += f"{summary.failing:,} failing, {rate:,.0f}/s"
+        line += f"{summary.failing:,} failing, {summary.refused:,} refused, {rate:,.0f}/s"
         sys.stderr.write("\r" + line.ljust(shown["width"]))
         sys.stderr.flush()
         shown["width"] = len(line)
 
     summary = asyncio.run(
-        check_round(services.store, options, progress if sys.stderr.isatty() else None)
+        check_round(
+            services.store,
+            options,
+            services.links.guard,
+            progress if sys.stderr.isatty() else None,
+        )
     )
     assert summary is not None  # it waited for the lock
     if shown["width"]:

@@ -25,6 +25,8 @@ from collections.abc import Sequence
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from urnkit.resolver.domain.networks import listed_networks
+
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 # RFC 7230 §3.2.6 token and quoted-string, the pieces of a Forwarded pair (RFC 7239 §4).
 _PAIR = re.compile(r'\s*([!#$%&\'*+.^_`|~0-9A-Za-z-]+)=("(?:[^"\\]|\\.)*"|[^;,\s]*)\s*')
@@ -43,15 +45,7 @@ def trusted_networks(text: str) -> tuple[Network, ...]:
     ...
     ValueError: trusted_proxies: 'localhost' is not an IP address or network
     """
-    networks = []
-    for entry in filter(None, (part.strip() for part in text.split(","))):
-        try:
-            networks.append(ipaddress.ip_network(entry, strict=False))
-        except ValueError:
-            raise ValueError(
-                f"trusted_proxies: {entry!r} is not an IP address or network"
-            ) from None
-    return tuple(networks)
+    return listed_networks("trusted_proxies", text)
 
 
 def forwarded_elements(value: str) -> list[dict[str, str]]:
