@@ -55,8 +55,8 @@ def test_the_file_sets_every_key(tmp_path: Path) -> None:
             lines.append('server = "granian"')
         elif field.name == "dns_nameserver":
             lines.append('dns_nameserver = "127.0.0.1:5353"')
-        elif field.name == "trusted_proxies":
-            lines.append('trusted_proxies = "10.0.0.0/8, ::1"')
+        elif field.name in ("trusted_proxies", "fetch_allowed_networks"):
+            lines.append(f'{field.name} = "10.0.0.0/8, ::1"')
         else:
             lines.append(f'{field.name} = "{value}x"')
     path = tmp_path / "urnkit.toml"
@@ -99,6 +99,11 @@ def test_config_names_a_file_elsewhere(tmp_path: Path) -> None:
         ("host = 127\n", "host must be text, not 127"),
         ('server = "gunicorn"\n', "server must be one of uvicorn, granian, not 'gunicorn'"),
         ('trusted_proxies = "proxy.local"\n', "'proxy.local' is not an IP address or network"),
+        (
+            'fetch_allowed_networks = "intranet"\n',
+            "fetch_allowed_networks: 'intranet' is not an IP address or network",
+        ),
+        ("harvest_max_bytes = 0\n", "harvest_max_bytes and harvest_timeout must be 1 or more"),
         ("port = \n", "not TOML: Invalid value (at line 1, column 8)"),
     ],
 )

@@ -313,13 +313,15 @@ class Harvester:
             self._keep(source, started, "failed", error.detail, report)
             raise
         except HarvestStopped as stop:
+            # No token: stopped before the list's second page; the next run starts as this did.
             token = stop.arguments.get("resumptionToken")
-            with self.store.transaction() as tx:
-                tx.oai.stop_harvest(source.id, token, report.next_from)
+            if token is not None:
+                with self.store.transaction() as tx:
+                    tx.oai.stop_harvest(source.id, token, report.next_from)
             report.stopped = f"stopped after {seconds:g} s; " + (
                 f"the next run resumes with resumptionToken={token}"
                 if token is not None
-                else "the next run asks the list again"
+                else "the next run starts as this one did"
             )
             self._keep(source, started, "stopped", report.summary(), report)
             return report

@@ -46,7 +46,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from urnkit.resolver.domain import LinkCheck, link_verdict, next_link_state
+from urnkit.resolver.domain import LinkCheck, Verdict, link_verdict, next_link_state
 from urnkit.resolver.services.outbound import FetchGuard, RefusedAddressError
 from urnkit.resolver.store import Store, now
 
@@ -153,6 +153,11 @@ class _NoAnswerError(Exception):
         self.timed_out = timed_out
         self.refused = refused  # by the fetch guard: not fetched at all
 
+    def check(self, url: str, detail: str | None = None) -> LinkCheck:
+        """The check of ``url`` this gives: refused, or failed; ``detail`` if given."""
+        verdict: Verdict = "refused" if self.refused else "failed"
+        return LinkCheck(url, verdict, self.http_status, detail or self.detail, now())
+
 
 class Checker:
     """Checks URLs: one HTTP client, one :class:`HostGate` and one bound on requests in flight.
@@ -181,19 +186,16 @@ class Checker:
             status, hops, final = await self._follow("HEAD", url)
             if 200 <= status < 300:
                 return LinkCheck(url, "ok", status, _said("HEAD", status, hops, final), now())
-            refused = f"HEAD: {status}"
+            head = f"HEAD: {status}"
         except _NoAnswerError as failure:
-            if failure.refused:
-                return LinkCheck(url, "refused", None, failure.detail, now())
-            if failure.timed_out:
-                return LinkCheck(url, "failed", failure.http_status, failure.detail, now())
-            refused = f"HEAD: {failure.detail}"
+            if failure.refused or failure.timed_out:
+                return failure.check(url)
+            head = f"HEAD: {failure.detail}"
         try:
             status, hops, final = await self._follow("GET", url)
         except _NoAnswerError as failure:
-            detail = f"GET: {failure.detail} ({refused})"
-            return LinkCheck(url, "failed", failure.http_status, detail, now())
-        detail = f"{_said('GET', status, hops, final)} ({refused})"
+            return failure.check(url, f"GET: {failure.detail} ({head})")
+        detail = f"{_said('GET', status, hops, final)} ({head})"
         return LinkCheck(url, link_verdict(status), status, detail, now())
 
     async def _follow(self, method: str, url: str) -> tuple[int, int, str]:

@@ -25,6 +25,7 @@ True
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import time
 from collections.abc import Iterable, Iterator
@@ -35,7 +36,6 @@ from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_add
 from typing import Any
 from urllib.parse import urljoin
 
-import anyio
 import httpcore
 import httpx
 
@@ -249,7 +249,8 @@ class _AsyncBackend(httpcore.AsyncNetworkBackend):
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         try:
-            found = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            loop = asyncio.get_running_loop()
+            found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except (OSError, UnicodeError) as error:
             raise httpcore.ConnectError(f"{host}: {error}") from None
         failure: Exception = httpcore.ConnectError(f"{host}: no address")
@@ -268,7 +269,7 @@ class _AsyncBackend(httpcore.AsyncNetworkBackend):
         raise RefusedAddressError(f"refused: a Unix socket ({path})")
 
     async def sleep(self, seconds: float) -> None:
-        await anyio.sleep(seconds)
+        await asyncio.sleep(seconds)
 
 
 class _GuardedTransport(httpx.HTTPTransport):

@@ -96,14 +96,13 @@ class OAI(Queries):
             )
         )
 
-    def stop_harvest(self, source_id: int, token: str | None, next_from: str | None) -> None:
+    def stop_harvest(self, source_id: int, token: str, next_from: str | None) -> None:
         """Store where a harvest stopped at its deadline: the resumption ``token`` its next
-        run asks with (None: the list again from the start) and the ``next_from`` that list
-        gives once read to its end."""
+        run asks with and the ``next_from`` that list gives once read to its end."""
         self.connection.execute(
             sa.update(oai_sources)
             .where(oai_sources.c.id == source_id)
-            .values(resumption_token=token, resumption_from=token and next_from)
+            .values(resumption_token=token, resumption_from=next_from)
         )
 
     def update_source(
