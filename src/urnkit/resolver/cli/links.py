@@ -29,7 +29,9 @@ _CHECK = Help(
     "A 404 or 410 makes a link broken at once; timeouts, refused connections, 5xx and\n"
     "other answers after 3 failed checks in a row. Resolution skips broken links (to the\n"
     "next location, or to the record's page when none is left) from the moment each\n"
-    "batch is stored, and takes them back when they answer again. One round runs at\n"
+    "batch is stored, and takes them back when they answer again. Only the public\n"
+    "internet is fetched (and the networks fetch_allowed_networks lists): a URL that\n"
+    "leads elsewhere is 'refused', with the reason, and not broken. One round runs at\n"
     "a time on a database: this waits while another (a server's job) runs.",
     REFUSED,
 )

@@ -308,7 +308,11 @@ class Harvester:
         resume = None if full else source.resumption_token
         try:
             with self.guard.client(self.bounds.answer_seconds, headers) as client:
-                self._harvest(Feed(source, client, self.bounds, deadline), report, resume)
+                feed = Feed(source, client, self.bounds, deadline)
+                try:
+                    self._harvest(feed, report, resume)
+                finally:
+                    report.requests = feed.requests
         except HarvestError as error:
             self._keep(source, started, "failed", error.detail, report)
             raise
@@ -355,7 +359,6 @@ class Harvester:
         if resume is not None:
             report.resumed, report.next_from = resume, source.resumption_from
         for root, page, url, begins in feed.pages(arguments, resume):
-            report.requests = feed.requests
             if begins:
                 stamp = root.findtext(f"{{{OAI_PMH}}}responseDate", "").strip()
                 try:
@@ -368,7 +371,6 @@ class Harvester:
             with self.store.transaction() as tx:
                 for item in items:
                     self._store(tx, source, pattern, item, report)
-        report.requests = feed.requests
         assert report.next_from is not None  # pages() yields at least one response
         with self.store.transaction() as tx:
             tx.oai.finish_harvest(source.id, granularity, report.next_from)
