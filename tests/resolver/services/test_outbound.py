@@ -244,6 +244,19 @@ def test_a_huge_answer_is_refused_without_being_read(
     assert "bytes" in refused.value.detail
 
 
+def test_an_answer_has_its_seconds_in_all_not_each_read(
+    services: Services, who: Principals
+) -> None:
+    with Upstream(batch_size=2) as upstream:
+        _source(services, upstream, 3)
+        upstream.break_with = "trickle"  # a byte every 0.5 s: no read waits long
+        bounded = Services(services.store, fetch_guard=LOCAL, harvest_bounds=Bounds(2**20, 2))
+        started = time.monotonic()
+        with pytest.raises(HarvestError, match="no whole answer within 2 s"):
+            bounded.harvest.harvest(bounded.harvest.sources(["repo"])[0])
+        assert time.monotonic() - started < 2 + 5
+
+
 def test_a_trickling_answer_stops_the_run_at_its_deadline_and_the_next_run_resumes(
     services: Services, who: Principals
 ) -> None:
