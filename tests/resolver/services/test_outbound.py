@@ -82,8 +82,8 @@ def test_global_addresses_are_fetched(number: int) -> None:
 
 
 class Site:
-    """An HTTP server on 127.0.0.1: ``/ok`` answers 200, ``/away`` redirects to ``away``;
-    ``paths`` the paths asked."""
+    """An HTTP server on 127.0.0.1: ``/ok`` answers 200, ``/away`` (whatever its query)
+    redirects to ``away``; ``paths`` the paths asked."""
 
     def __init__(self) -> None:
         self.paths: list[str] = []
@@ -95,7 +95,7 @@ class Site:
             def do_HEAD(self) -> None:
                 site.paths.append(self.path)
                 site.hosts.append(self.headers.get("host", ""))
-                if self.path == "/away":
+                if self.path.split("?")[0] == "/away":
                     self.send_response(302)
                     self.send_header("Location", site.away)
                 else:
@@ -225,6 +225,17 @@ def test_a_harvest_of_a_loopback_repository_is_refused_until_allowed(
     assert upstream.requests == []
     report = services.harvest.harvest(services.harvest.sources(["repo"])[0])
     assert report.created == 1
+
+
+def test_a_harvest_redirected_to_a_loopback_address_is_refused(
+    services: Services, who: Principals, site: Site
+) -> None:
+    site.away = f"http://127.0.0.2:{site.port}/oai"  # LOCAL allows 127.0.0.1 alone
+    services.harvest.add_source("moved", "Demo Library", site.url("/away"), PATTERN)
+    refused = "refused: address 127.0.0.2 is loopback; allow it with fetch_allowed_networks"
+    with pytest.raises(HarvestError, match=re.escape(refused)):
+        services.harvest.harvest(services.harvest.sources(["moved"])[0])
+    assert site.paths == ["/away?verb=Identify"]
 
 
 @pytest.mark.parametrize("how", ["huge", "declared"])
