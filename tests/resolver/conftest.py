@@ -25,7 +25,7 @@ from resolver_support import (
     fresh_database,
     set_up_resolver,
 )
-from services_support import Principals, set_up
+from services_support import LOCAL, LOCAL_NETWORK, Principals, set_up
 
 from urnkit.resolver.services import Services
 from urnkit.resolver.store import Store
@@ -142,6 +142,14 @@ def _no_proxy() -> None:
     os.environ["NO_PROXY"] = "127.0.0.1,localhost"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _local_fetches() -> None:
+    """The ``urnkit`` commands and servers the tests start may fetch from the tests' sites and
+    repositories on 127.0.0.1: the operator's setting, explicitly (``fetch_allowed_networks``;
+    test_outbound.py runs without it)."""
+    os.environ["URNKIT_FETCH_ALLOWED_NETWORKS"] = LOCAL_NETWORK
+
+
 @pytest.fixture
 def server_database(resolver: Resolver) -> Iterator[Store]:
     """The running resolver's database, to set up what no API writes (link states)."""
@@ -153,9 +161,10 @@ def server_database(resolver: Resolver) -> Iterator[Store]:
 @pytest.fixture
 def services(database_url: str) -> Iterator[Services]:
     """The services on a new, empty database (``who`` gives it the schema and its callers),
-    counting the records by status afresh each time (``statistics_cache``: 0)."""
+    counting the records by status afresh each time (``statistics_cache``: 0), fetching from
+    the tests' sites on 127.0.0.1 (:data:`LOCAL`)."""
     store = Store(database_url)
-    yield Services(store, statistics_cache=0)
+    yield Services(store, statistics_cache=0, fetch_guard=LOCAL)
     store.close()
 
 

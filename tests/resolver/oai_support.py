@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl
@@ -41,7 +43,11 @@ class Upstream:
     def __init__(self, batch_size: int = 10) -> None:
         self.items: dict[str, tuple[datetime, dict[str, list[str]] | None]] = {}
         self.requests: list[dict[str, str]] = []
-        self.break_with: str | None = None  # "http", "xml" or "token": fail that way
+        # "http", "busy", "xml" or "token": fail that way; "huge": answer without end (``sent``
+        # counts the bytes), "declared": say 1 GB and send nothing, "trickle": answer requests
+        # with a resumption token a byte every half second.
+        self.break_with: str | None = None
+        self.sent = 0
         registry = MetadataRegistry()
         registry.registerWriter("oai_dc", oai_dc_writer)
         registry.registerWriter("epicur", epicur_writer)
@@ -94,7 +100,7 @@ class Upstream:
                 found.append((header, common.Metadata(None, fields or {}), None))
         return found
 
-    def app(self, environ: dict[str, Any], start_response: Any) -> list[bytes]:
+    def app(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         if environ["REQUEST_METHOD"] == "POST":
             body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
         else:
@@ -109,11 +115,29 @@ class Upstream:
             return [b"down for maintenance"]
         if self.break_with == "token" and "resumptionToken" in arguments:
             arguments["resumptionToken"] = "expired"
+        if self.break_with in ("huge", "declared"):
+            length = [("Content-Length", str(10**9))] if self.break_with == "declared" else []
+            start_response("200 OK", [("Content-Type", "text/xml"), *length])
+            return self._endless() if self.break_with == "huge" else [b""]
         document: bytes = self.server.handleRequest(arguments)
         if self.break_with == "xml":
             document = document[: len(document) // 2]
         start_response("200 OK", [("Content-Type", "text/xml; charset=utf-8")])
+        if self.break_with == "trickle" and "resumptionToken" in arguments:
+            return self._trickled(document)
         return [document]
+
+    def _endless(self) -> Iterator[bytes]:
+        chunk = b"<x>" + b"y" * 65_536
+        while True:
+            self.sent += len(chunk)
+            yield chunk
+
+    @staticmethod
+    def _trickled(document: bytes) -> Iterator[bytes]:
+        for byte in document:
+            time.sleep(0.5)
+            yield bytes([byte])
 
     def __enter__(self) -> Upstream:
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()

@@ -109,14 +109,18 @@ def drop_run_databases(run: str) -> list[str]:
     return left
 
 
-def urnkit(*arguments: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run the ``urnkit`` command in a new process; its output, checked unless ``check=False``."""
+def urnkit(
+    *arguments: str, check: bool = True, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the ``urnkit`` command in a new process, ``env`` added to its environment; its
+    output, checked unless ``check=False``."""
     done = subprocess.run(
         [sys.executable, "-m", "urnkit", *arguments],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
+        env={**os.environ, **(env or {})},
     )
     if check and done.returncode != 0:
         raise AssertionError(f"urnkit {' '.join(arguments)} failed:\n{done.stderr}")

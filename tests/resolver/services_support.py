@@ -11,6 +11,13 @@ from dataclasses import dataclass, replace
 
 from urnkit.resolver.domain import Location, Principal, Record
 from urnkit.resolver.services import Services
+from urnkit.resolver.services.outbound import FetchGuard
+
+LOCAL_NETWORK = "127.0.0.1"
+LOCAL = FetchGuard.from_setting(LOCAL_NETWORK)
+"""What the tests' link checks and harvests may fetch from: the public internet and
+127.0.0.1, where the tests' sites and repositories listen. The server refuses loopback unless
+the operator allows it (``fetch_allowed_networks``), as ``test_outbound.py`` shows."""
 
 HERE = [Location("https://example.org/here")]
 THERE = [Location("https://example.org/there", priority=2, label="copy", media_type="text/html")]

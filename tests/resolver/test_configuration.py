@@ -55,8 +55,8 @@ def test_the_file_sets_every_key(tmp_path: Path) -> None:
             lines.append('server = "granian"')
         elif field.name == "dns_nameserver":
             lines.append('dns_nameserver = "127.0.0.1:5353"')
-        elif field.name == "trusted_proxies":
-            lines.append('trusted_proxies = "10.0.0.0/8, ::1"')
+        elif field.name in ("trusted_proxies", "fetch_allowed_networks"):
+            lines.append(f'{field.name} = "10.0.0.0/8, ::1"')
         elif field.name == "forwarded_headers":
             lines.append('forwarded_headers = "forwarded"')
         else:
@@ -105,6 +105,11 @@ def test_config_names_a_file_elsewhere(tmp_path: Path) -> None:
             'forwarded_headers = "both"\n',
             "forwarded_headers must be one of x-forwarded, forwarded, not 'both'",
         ),
+        (
+            'fetch_allowed_networks = "intranet"\n',
+            "fetch_allowed_networks: 'intranet' is not an IP address or network",
+        ),
+        ("harvest_max_bytes = 0\n", "harvest_max_bytes and harvest_timeout must be 1 or more"),
         ("port = \n", "not TOML: Invalid value (at line 1, column 8)"),
     ],
 )

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from urnkit.resolver.domain import listed_networks
 from urnkit.resolver.services.discovery import parse_nameserver
 from urnkit.resolver.store import DEFAULT_DATABASE_URL
 
@@ -46,6 +47,14 @@ class Settings:
     # Seconds between rounds of link checking in each server process (0: none; see
     # services/link_checker.py).
     link_check_interval: int = 0
+    # Networks, comma-separated, that link checking and harvesting may fetch from although
+    # they are not the public internet (a reading-room intranet: "10.20.0.0/16"); none by
+    # default (services/outbound.py).
+    fetch_allowed_networks: str = ""
+    # Each answer to a harvest: at most this many bytes, within this many seconds in all
+    # (services/oai_feed.py).
+    harvest_max_bytes: int = 64 * 2**20
+    harvest_timeout: int = 60
 
     # Resolver discovery by DNS NAPTR (RFC 3404) for URNs the forwarding table does not cover:
     # off unless URNKIT_DNS_DISCOVERY=1; the system's resolver unless a nameserver is named.
@@ -105,6 +114,8 @@ class Settings:
             raise ValueError("statistics_interval must be 1 (second) or more")
         if self.network_refresh < 1:
             raise ValueError("network_refresh must be 1 (second) or more")
+        if self.harvest_max_bytes < 1 or self.harvest_timeout < 1:
+            raise ValueError("harvest_max_bytes and harvest_timeout must be 1 or more")
         if self.statistics_cache < 0:
             raise ValueError("statistics_cache must be 0 (seconds) or more")
         if self.staff_session_hours < 1 or self.staff_sign_in_attempts < 1:
@@ -121,6 +132,7 @@ class Settings:
                 f"forwarded_headers must be one of {', '.join(HEADER_FORMS)}, "
                 f"not {self.forwarded_headers!r}"
             )
+        listed_networks("fetch_allowed_networks", self.fetch_allowed_networks)
         return self
 
     def environment(self) -> dict[str, str]:

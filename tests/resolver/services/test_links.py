@@ -25,7 +25,7 @@ import sqlalchemy as sa
 from hypothesis import given
 from hypothesis import strategies as st
 from resolver_support import Server, urnkit
-from services_support import Principals
+from services_support import LOCAL, Principals
 
 from urnkit.resolver.domain import (
     FAILURES_TO_BREAK,
@@ -164,7 +164,7 @@ def set_up(database_url: str) -> Tokens:
     store = Store(database_url)
     try:
         store.upgrade()
-        services = Services(store)
+        services = Services(store, fetch_guard=LOCAL)
         for name, prefix in (("Test Library", "fi:test"), ("Other Library", "fi:other")):
             services.admin.create_organisation(name)
             services.admin.delegate(name, prefix)
@@ -215,7 +215,7 @@ def checks_of(database_url: str, url: str) -> list[tuple[datetime, str, int | No
 def states(database_url: str, *urls: str) -> dict[str, LinkState]:
     store = Store(database_url)
     try:
-        return Services(store).links.link_states(urls)
+        return Services(store, fetch_guard=LOCAL).links.link_states(urls)
     finally:
         store.close()
 
@@ -233,7 +233,7 @@ def test_what_a_check_finds(site: Site) -> None:
     options = CheckOptions(per_host_interval=0, timeout=0.5)
 
     def found(path: str) -> LinkCheck:
-        return asyncio.run(check_url(site.url(path), options))
+        return asyncio.run(check_url(site.url(path), options, LOCAL))
 
     ok = found("/ok")
     assert (ok.verdict, ok.http_status, ok.detail) == ("ok", 200, "HEAD 200 OK")
@@ -356,7 +356,7 @@ def test_politeness_per_host_and_bounded_concurrency(database_url: str) -> None:
     for s in sites:
         s.status |= {f"/{n}": 200 for n in range(5)}
     store = Store(database_url)
-    services = Services(store)
+    services = Services(store, fetch_guard=LOCAL)
     admin = services.access.authenticate(services.admin.create_token("Test Library", "admin"))
     for n, url in enumerate(urls):
         services.records.put(admin, f"urn:nbn:fi:test-{n}", [Location(url)], {})

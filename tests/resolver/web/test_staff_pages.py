@@ -68,6 +68,21 @@ def test_a_broken_link_rechecked_turns_good(
         assert re.search(r"<code>[^<]*</code>: working \(HTTP 200\)", again.text)
 
 
+def test_recheck_now_of_an_address_not_allowed_is_shown_refused(
+    resolver: Resolver, api: httpx.Client, anonymous: httpx.Client, unique: str
+) -> None:
+    # The server allows 127.0.0.1 alone (the tests' sites): 127.0.0.2 is loopback, and refused.
+    url = f"http://127.0.0.2:9/{unique}"
+    urn = f"urn:nbn:fi:test-{unique}"
+    register(api, urn, [{"url": url}])  # registering it stays allowed
+    with signed_in(resolver, "Test Library", "registrant") as (client, _, _):
+        shown = client.get(_recheck(client, url).headers["location"])
+        reason = "refused: address 127.0.0.2 is loopback; allow it with fetch_allowed_networks"
+        assert f'<code>{url}</code>: refused, <span lang="en">{reason}</span>' in shown.text
+        assert url not in client.get("/staff/links").text  # not among the broken links
+    assert anonymous.get(f"/{urn}").headers["location"] == url  # not broken: resolved to
+
+
 def test_another_organisations_pages_are_refused(
     resolver: Resolver, api: httpx.Client, other: httpx.Client, unique: str
 ) -> None:

@@ -61,17 +61,24 @@ def settings_for(args: argparse.Namespace) -> Settings:
 def services_for(args: argparse.Namespace, *, upgrade: bool = False) -> Services:
     """The service over the flags' database, its schema checked (or made, with ``upgrade``)."""
     from urnkit.resolver.services import Services
+    from urnkit.resolver.services.oai_feed import Bounds
+    from urnkit.resolver.services.outbound import FetchGuard
     from urnkit.resolver.store import Store
     from urnkit.resolver.store.failures import schema_problem
 
-    store = Store(settings_for(args).database_url)
+    settings = settings_for(args)
+    store = Store(settings.database_url)
     state = store.schema_state()
     if state == "empty" and upgrade:
         print(f"urnkit: creating the schema in {store.engine.url!r}", file=sys.stderr)
         store.upgrade()
     elif state != "current":
         raise SchemaError(f"the database {store.engine.url!r} has {schema_problem(state)}")
-    return Services(store)
+    return Services(
+        store,
+        fetch_guard=FetchGuard.from_setting(settings.fetch_allowed_networks),
+        harvest_bounds=Bounds(settings.harvest_max_bytes, settings.harvest_timeout),
+    )
 
 
 def guarded(run: Run) -> Run:

@@ -29,7 +29,9 @@ _CHECK = Help(
     "A 404 or 410 makes a link broken at once; timeouts, refused connections, 5xx and\n"
     "other answers after 3 failed checks in a row. Resolution skips broken links (to the\n"
     "next location, or to the record's page when none is left) from the moment each\n"
-    "batch is stored, and takes them back when they answer again. One round runs at\n"
+    "batch is stored, and takes them back when they answer again. Only the public\n"
+    "internet is fetched (and the networks fetch_allowed_networks lists): a URL that\n"
+    "leads elsewhere is 'refused', with the reason, and not broken. One round runs at\n"
     "a time on a database: this waits while another (a server's job) runs.",
     REFUSED,
 )
@@ -57,13 +59,18 @@ def _check(args: argparse.Namespace) -> int:
     def progress(summary: Summary) -> None:
         rate = summary.checked / max(time.monotonic() - summary.started, 1e-9)
         line = f"{summary.checked:,} checked: {summary.broken:,} broken, "
-        line += f"{summary.failing:,} failing, {rate:,.0f}/s"
+        line += f"{summary.failing:,} failing, {summary.refused:,} refused, {rate:,.0f}/s"
         sys.stderr.write("\r" + line.ljust(shown["width"]))
         sys.stderr.flush()
         shown["width"] = len(line)
 
     summary = asyncio.run(
-        check_round(services.store, options, progress if sys.stderr.isatty() else None)
+        check_round(
+            services.store,
+            options,
+            services.links.guard,
+            progress if sys.stderr.isatty() else None,
+        )
     )
     assert summary is not None  # it waited for the lock
     if shown["width"]:

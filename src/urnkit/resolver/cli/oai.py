@@ -71,13 +71,13 @@ def _sources(args: argparse.Namespace) -> int:
 
 
 def _harvest(args: argparse.Namespace) -> int:
-    from urnkit.resolver.services.harvest import HarvestError
+    from urnkit.resolver.services.oai_feed import HarvestError
 
     harvester = _harvester(args)
     failed = False
     for source in harvester.sources(args.names):
         try:
-            report = harvester.harvest(source, full=args.full)
+            report = harvester.harvest(source, full=args.full, seconds=args.seconds)
         except HarvestError as error:
             print(f"urnkit: {error.detail}", file=sys.stderr)
             failed = True
@@ -104,4 +104,10 @@ def add_commands(commands: Commands) -> None:
     harvest = add(oai, "harvest", _harvest, _HARVEST)
     harvest.add_argument("names", metavar="NAME", nargs="*")
     harvest.add_argument("--full", action="store_true", help="ignore the last harvest's datestamp")
+    harvest.add_argument(
+        "--seconds",
+        type=float,
+        metavar="S",
+        help="stop each source's harvest after S seconds; its next harvest resumes there",
+    )
     database_flag(add_source, sources, harvest)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-LinkStatus = Literal["ok", "broken"]
-Verdict = Literal["ok", "gone", "failed"]
+LinkStatus = Literal["ok", "broken", "refused"]
+Verdict = Literal["ok", "gone", "failed", "refused"]
 FAILURES_TO_BREAK = 3
 """Consecutive failed checks (timeouts, refused connections, 5xx …) that make a link broken: one
 bad minute of a repository does not reroute resolution; a 404 or 410 does at once."""
@@ -30,7 +30,9 @@ def link_verdict(http_status: int) -> Verdict:
 @dataclass(frozen=True, slots=True)
 class LinkCheck:
     """One check of a location URL: the verdict, the final HTTP status if any answer came, and
-    what happened in words (``"GET 200 OK (HEAD: 405)"``, ``"timed out after 10 s"``)."""
+    what happened in words (``"GET 200 OK (HEAD: 405)"``, ``"timed out after 10 s"``). A
+    ``refused`` check fetched nothing: the URL, or a redirect, leads to an address the server
+    does not fetch from (``services.outbound``)."""
 
     url: str
     verdict: Verdict
@@ -41,9 +43,11 @@ class LinkCheck:
 
 @dataclass(frozen=True, slots=True)
 class LinkState:
-    """What link checking knows of a URL: ``broken`` links are left out of resolution.
-    ``failures`` counts consecutive failed checks, ``since`` is when the status last changed,
-    ``checked`` when the URL was last taken for checking (None: not yet)."""
+    """What link checking knows of a URL: ``broken`` links are left out of resolution;
+    ``refused`` ones (not fetched: not the public internet) are not known to be broken, and
+    resolution keeps them. ``failures`` counts consecutive failed checks, ``since`` is when
+    the status last changed, ``checked`` when the URL was last taken for checking (None: not
+    yet)."""
 
     url: str
     status: LinkStatus
@@ -65,7 +69,8 @@ class BrokenLink:
 
 def next_link_state(previous: LinkState | None, check: LinkCheck) -> LinkState:
     """A URL's state after ``check``: ok at once on an answer that is ok; broken at once when
-    gone; broken after :data:`FAILURES_TO_BREAK` consecutive failures, else as it was.
+    gone; broken after :data:`FAILURES_TO_BREAK` consecutive failures, else as it was; refused
+    (no failure: nothing was fetched) when the check was.
 
     >>> from datetime import UTC
     >>> t = datetime(2026, 1, 1, tzinfo=UTC)
@@ -76,11 +81,14 @@ def next_link_state(previous: LinkState | None, check: LinkCheck) -> LinkState:
     ok 1
     ok 2
     broken 3
+    >>> next_link_state(state, LinkCheck("http://10.0.0.5/", "refused", None, "", t)).status
+    'refused'
     """
-    failures = 0 if check.verdict == "ok" else (previous.failures if previous else 0) + 1
+    failed = check.verdict in ("gone", "failed")
+    failures = (previous.failures if previous else 0) + 1 if failed else 0
     status: LinkStatus
-    if check.verdict == "ok":
-        status = "ok"
+    if check.verdict == "ok" or check.verdict == "refused":
+        status = check.verdict
     elif check.verdict == "gone" or failures >= FAILURES_TO_BREAK:
         status = "broken"
     else:

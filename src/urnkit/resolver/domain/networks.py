@@ -199,3 +199,93 @@ def shown_document(document: Mapping[str, Any], reader: Reader) -> dict[str, Any
         or reader.may_read(str(loc.get("organisation") or owner), loc.get("restricted_to"))
     ]
     return {**document, "locations": visible}
+
+
+def listed_networks(setting: str, text: str) -> tuple[Range, ...]:
+    """The addresses and networks a setting lists, comma-separated (a bare address is a
+    network of one); a :class:`ValueError` naming the setting and an entry that is neither.
+
+    >>> listed_networks("fetch_allowed_networks", "10.20.0.0/16, ::1")
+    (IPv4Network('10.20.0.0/16'), IPv6Network('::1/128'))
+    >>> listed_networks("trusted_proxies", "localhost")
+    Traceback (most recent call last):
+    ...
+    ValueError: trusted_proxies: 'localhost' is not an IP address or network
+    """
+    networks = []
+    for entry in filter(None, (part.strip() for part in text.split(","))):
+        try:
+            networks.append(ipaddress.ip_network(entry, strict=False))
+        except ValueError:
+            raise ValueError(f"{setting}: {entry!r} is not an IP address or network") from None
+    return tuple(networks)
+
+
+_RFC_1918 = tuple(map(ipaddress.IPv4Network, ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")))
+_SHARED = ipaddress.IPv4Network("100.64.0.0/10")  # RFC 6598: carrier-grade NAT
+_UNIQUE_LOCAL = ipaddress.IPv6Network("fc00::/7")  # RFC 4193
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # RFC 6052: an IPv4 address in its last 32 bits
+
+
+def embedded_ipv4(address: Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address carries to an IPv4 host: IPv4-mapped (RFC 4291
+    §2.5.5.2), 6to4 (RFC 3056) or NAT64's well-known prefix (RFC 6052); None otherwise.
+
+    >>> embedded_ipv4(ipaddress.ip_address("::ffff:127.0.0.1"))
+    IPv4Address('127.0.0.1')
+    >>> embedded_ipv4(ipaddress.ip_address("2001:db8::1")) is None
+    True
+    """
+    if isinstance(address, ipaddress.IPv4Address):
+        return None
+    if address in _NAT64:
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return address.ipv4_mapped or address.sixtofour
+
+
+def address_class(address: Address) -> str | None:
+    """Why the server fetches nothing from ``address`` unless an operator allows it: the kind
+    of address it is, or None for a global address (the public internet). An IPv6 address
+    carrying an IPv4 one is judged by the IPv4 address.
+
+    >>> [address_class(ipaddress.ip_address(a)) for a in ("10.0.0.5", "::ffff:169.254.169.254")]
+    ['private', 'link-local']
+    >>> address_class(ipaddress.ip_address("93.184.215.14")) is None
+    True
+    """
+    inner = embedded_ipv4(address)
+    if inner is not None:
+        return address_class(inner)
+    kinds = (
+        (address.is_loopback, "loopback"),
+        (address.is_link_local, "link-local"),
+        (address.is_unspecified, "unspecified"),
+        (address.is_multicast, "multicast"),
+        (any(address in network for network in _RFC_1918), "private"),
+        (address in _UNIQUE_LOCAL, "unique-local"),
+        (address in _SHARED, "shared (carrier-grade NAT)"),
+        (address.is_reserved, "reserved"),
+        (not address.is_global, "special-purpose"),
+    )
+    return next((kind for found, kind in kinds if found), None)
+
+
+def fetch_refusal(address: Address, allowed: Sequence[Range]) -> str | None:
+    """Why the server refuses to fetch from ``address``, in words (None: it may): an address
+    that is not global, unless it is inside one of the ``allowed`` networks
+    (``fetch_allowed_networks``, a reading-room intranet).
+
+    >>> fetch_refusal(ipaddress.ip_address("10.0.0.5"), ())
+    'address 10.0.0.5 is private; allow it with fetch_allowed_networks'
+    >>> fetch_refusal(ipaddress.ip_address("10.0.0.5"), parse_ranges(["10.0.0.0/8"])) is None
+    True
+    """
+    if inside(client_address(str(address)), allowed):
+        return None
+    kind = address_class(address)
+    return None if kind is None else refused_as(address, kind)
+
+
+def refused_as(address: Address, kind: str) -> str:
+    """A refusal of ``address`` as an address of ``kind``, with what would allow it."""
+    return f"address {address} is {kind}; allow it with fetch_allowed_networks"

@@ -39,6 +39,8 @@ from urnkit.resolver.services.harvest import Harvester
 from urnkit.resolver.services.health import HealthService
 from urnkit.resolver.services.links import LinkService
 from urnkit.resolver.services.networks import NETWORK_REFRESH, NetworkService
+from urnkit.resolver.services.oai_feed import Bounds
+from urnkit.resolver.services.outbound import FetchGuard
 from urnkit.resolver.services.overview import STATISTICS_CACHE, OverviewService
 from urnkit.resolver.services.records import RecordService
 from urnkit.resolver.services.resolution import ResolutionService
@@ -55,7 +57,9 @@ class Services:
     ``discovery`` of other resolvers if enabled; each process reads the networks again every
     ``network_refresh`` seconds and counts the records by status again after
     ``statistics_cache`` seconds. Resolution counts into a tally (``resolution.tally``) that
-    ``overview.flush_statistics`` writes to the database."""
+    ``overview.flush_statistics`` writes to the database. Link checking, harvesting and the
+    forwarding table's health checks connect where ``fetch_guard`` allows (by default: the
+    public internet alone); each answer to a harvest is within ``harvest_bounds``."""
 
     def __init__(
         self,
@@ -63,14 +67,17 @@ class Services:
         discovery: Discovery | None = None,
         network_refresh: float = NETWORK_REFRESH,
         statistics_cache: float = STATISTICS_CACHE,
+        fetch_guard: FetchGuard | None = None,
+        harvest_bounds: Bounds | None = None,
     ) -> None:
         self.store = store
+        guard = fetch_guard or FetchGuard()
         tally = ResolutionTally()
         self.access = AccessService(store)
         self.networks = NetworkService(store, network_refresh)
         self.records = RecordService(store, self.access)
         self.grants = GrantService(store, self.access)
-        self.forwarding = ForwardingService(store, discovery)
+        self.forwarding = ForwardingService(store, discovery, guard)
         self.resolution = ResolutionService(
             store, self.records, self.forwarding, tally, self.networks
         )
@@ -79,6 +86,6 @@ class Services:
         self.transfer = TransferService(store, self.records)
         self.uploads = UploadService(store, self.records)
         self.overview = OverviewService(store, self.records, tally, statistics_cache)
-        self.links = LinkService(store)
-        self.harvest = Harvester(store, self.access)
+        self.links = LinkService(store, guard)
+        self.harvest = Harvester(store, self.access, guard, harvest_bounds)
         self.health = HealthService(store)

@@ -24,16 +24,21 @@ from urnkit.resolver.domain.forwarding import (
     normalize_country,
 )
 from urnkit.resolver.services.discovery import Discovery
+from urnkit.resolver.services.outbound import FetchGuard, RefusedAddressError
 from urnkit.resolver.store import Store, now
 from urnkit.urn import URN
 
 
 class ForwardingService:
-    """The forwarding table of a store, and DNS NAPTR ``discovery`` of resolvers if enabled."""
+    """The forwarding table of a store, and DNS NAPTR ``discovery`` of resolvers if enabled;
+    health checks connect where ``guard`` allows."""
 
-    def __init__(self, store: Store, discovery: Discovery | None = None) -> None:
+    def __init__(
+        self, store: Store, discovery: Discovery | None = None, guard: FetchGuard | None = None
+    ) -> None:
         self.store = store
         self.discovery = discovery
+        self.guard = guard or FetchGuard()
 
     def target(self, urn: URN) -> str:
         """Where a URN not registered here is forwarded: its country's resolver when no prefix
@@ -103,7 +108,7 @@ class ForwardingService:
         missing = chosen - {entry.country for entry in entries}
         if missing:
             raise NotFoundError(f"the forwarding table has no row for {', '.join(sorted(missing))}")
-        outcomes = asyncio.run(probe_all(entries, timeout))
+        outcomes = asyncio.run(probe_all(entries, timeout, self.guard))
         moment = now()
         with self.store.transaction() as tx:
             for entry, (health, detail) in zip(entries, outcomes, strict=True):
@@ -121,14 +126,17 @@ async def _probe(client: Any, entry: Forwarding) -> tuple[Health, str]:
         response = await client.head(url)
     except httpx.HTTPError as error:
         return "down", f"HEAD {url}: {type(error).__name__}: {error}".rstrip(": ")
+    except RefusedAddressError as refusal:
+        return "down", f"HEAD {url}: {refusal.detail}"
     health: Health = "down" if response.status_code >= 500 else "up"
     return health, f"HEAD {url}: HTTP {response.status_code}"
 
 
-async def probe_all(entries: list[Forwarding], timeout: float) -> list[tuple[Health, str]]:
+async def probe_all(
+    entries: list[Forwarding], timeout: float, guard: FetchGuard
+) -> list[tuple[Health, str]]:
     """The health and what was seen of each resolver, checked all at once, each within
-    ``timeout`` seconds; redirects are answers, not followed."""
-    import httpx
-
-    async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as client:
+    ``timeout`` seconds, connecting where ``guard`` allows; redirects are answers, not
+    followed."""
+    async with guard.async_client(timeout) as client:
         return await asyncio.gather(*(_probe(client, entry) for entry in entries))

@@ -37,13 +37,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from urllib.parse import unquote, urlsplit
 from xml.etree import ElementTree as ET
-
-import httpx
 
 from urnkit.resolver.domain import (
     ConflictError,
@@ -55,7 +53,6 @@ from urnkit.resolver.domain import (
     NotFoundError,
     Principal,
     Record,
-    ResolverError,
     UnacceptableError,
     check_record,
     check_resolvable,
@@ -75,23 +72,15 @@ from urnkit.resolver.domain.identifiers import IDENTIFIERS
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.admin import organisation_id
 from urnkit.resolver.services.locations import check_locations, with_own_locations
+from urnkit.resolver.services.oai_feed import Bounds, Feed, HarvestError, HarvestStopped
 from urnkit.resolver.services.oai_repository import OAIError, parse_datestamp
+from urnkit.resolver.services.outbound import FetchGuard
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
 
-GRANULARITIES = ("YYYY-MM-DD", "YYYY-MM-DDThh:mm:ssZ")
 # OAI-PMH 2.0 §4.6's setSpec: colon-separated parts of unreserved URI characters.
 SET_SPEC = re.compile(r"[A-Za-z0-9\-_.!~*'()]+(:[A-Za-z0-9\-_.!~*'()]+)*")
 MAX_IDENTIFIER = 1_000  # an OAI identifier's length in oai_items
-TIMEOUT = 60.0  # seconds for one request to a repository
-RETRIES = 3  # times a request is repeated when the repository answers 503 with Retry-After
-MAX_WAIT = 300  # seconds of Retry-After waited; a longer wait fails the harvest
-
-
-class HarvestError(ResolverError):
-    """A harvest that could not be completed: the repository failed or answered nonsense."""
-
-    title = "Harvest failed"
 
 
 def urn_in(identifier: str) -> str | None:
@@ -190,6 +179,8 @@ class HarvestReport:
     full: bool
     asked_from: str | None = None
     next_from: str | None = None
+    resumed: str | None = None  # the resumption token a stopped run left, asked first
+    stopped: str | None = None  # where this run stopped at its deadline, in words
     requests: int = 0
     items: int = 0
     created: int = 0
@@ -206,115 +197,33 @@ class HarvestReport:
         'repo: from=2026-01-01, 3 items in 0 requests: 2 created, 0 changed, 0 unchanged, ...'
         """
         start = "full" if self.asked_from is None else f"from={self.asked_from}"
+        if self.resumed is not None:
+            start = f"resumed with resumptionToken={self.resumed}"
         return (
             f"{self.source}: {start}, {self.items} items in {self.requests} requests: "
             f"{self.created} created, {self.changed} changed, {self.unchanged} unchanged, "
             f"{self.withdrawn} withdrawn (deleted upstream), {self.without_urn} without a "
             f"URN:NBN, {len(self.refused)} refused"
+            + ("" if self.stopped is None else f"; {self.stopped}")
         )
-
-
-class _Feed:
-    """Requests to one repository: each answer parsed, every failure a :class:`HarvestError`
-    naming the source and the URL asked."""
-
-    def __init__(
-        self, source: HarvestSource, client: httpx.Client, deadline: float | None = None
-    ) -> None:
-        self.source = source
-        self.client = client
-        self.deadline = deadline  # time.monotonic()'s, after which no request is made
-        self.requests = 0
-
-    def fail(self, what: str, url: str) -> HarvestError:
-        return HarvestError(
-            f"harvesting {self.source.name!r}: {what} ({url})", source=self.source.name, url=url
-        )
-
-    def timeout(self, url: str) -> float:
-        """The seconds the next request may take: :data:`TIMEOUT`, or less before the
-        deadline; past it, the harvest fails."""
-        if self.deadline is None:
-            return TIMEOUT
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise self.fail("the harvest ran out of time; it goes on at its next run", url)
-        return min(TIMEOUT, left)
-
-    def ask(self, **arguments: str) -> tuple[ET.Element, list[tuple[str, str]], str]:
-        """The response's root element, its OAI-PMH errors (code, message) and the URL."""
-        url = str(httpx.URL(self.source.base_url, params=arguments))
-        for attempt in range(1 + RETRIES):
-            self.requests += 1
-            try:
-                response = self.client.get(url, timeout=self.timeout(url))
-            except httpx.HTTPError as error:
-                raise self.fail(f"the request failed: {error}", url) from None
-            # OAI-PMH 2.0 §3.1.2.2 (flow control): 503 with Retry-After asks us to come back.
-            wait = response.headers.get("Retry-After", "")
-            if response.status_code != 503 or not wait.isdigit() or int(wait) > MAX_WAIT:
-                break
-            if attempt < RETRIES:
-                time.sleep(int(wait))  # a deadline passed meanwhile fails the next request
-        if response.status_code != 200:
-            raise self.fail(f"HTTP {response.status_code} {response.reason_phrase}", url)
-        try:
-            root = ET.fromstring(response.content)
-        except ET.ParseError as error:
-            raise self.fail(f"malformed XML: {error}", url) from None
-        if root.tag != f"{{{OAI_PMH}}}OAI-PMH":
-            raise self.fail(f"not an OAI-PMH response (the root element is {root.tag})", url)
-        errors = [
-            (error.get("code", ""), (error.text or "").strip())
-            for error in root.iterfind(f"{{{OAI_PMH}}}error")
-        ]
-        return root, errors, url
-
-    def answer(self, **arguments: str) -> tuple[ET.Element, str]:
-        """:meth:`ask`, an OAI-PMH error being a failure."""
-        root, errors, url = self.ask(**arguments)
-        if errors:
-            raise self.fail("; ".join(f"{code}: {message}" for code, message in errors), url)
-        return root, url
-
-    def granularity(self) -> str:
-        root, url = self.answer(verb="Identify")
-        granularity = root.findtext(f"{{{OAI_PMH}}}Identify/{{{OAI_PMH}}}granularity", "")
-        if granularity.strip() not in GRANULARITIES:
-            raise self.fail(f"Identify gives an unknown granularity {granularity!r}", url)
-        return granularity.strip()
-
-    def pages(self, **arguments: str) -> Iterator[tuple[ET.Element, list[ET.Element], str]]:
-        """Each ListRecords response, its records and its URL, resumption tokens followed;
-        noRecordsMatch is an empty list."""
-        seen: set[str] = set()
-        while True:
-            root, errors, url = self.ask(**arguments)
-            if [code for code, _ in errors] == ["noRecordsMatch"]:
-                yield root, [], url
-                return
-            if errors:
-                raise self.fail("; ".join(f"{code}: {text}" for code, text in errors), url)
-            listed = root.find(f"{{{OAI_PMH}}}ListRecords")
-            if listed is None:
-                raise self.fail("the response has no ListRecords element", url)
-            yield root, listed.findall(f"{{{OAI_PMH}}}record"), url
-            token = listed.findtext(f"{{{OAI_PMH}}}resumptionToken", "").strip()
-            if not token:
-                return
-            if token in seen:
-                raise self.fail(f"the resumption token {token!r} came back: a loop", url)
-            seen.add(token)
-            arguments = {"verb": "ListRecords", "resumptionToken": token}
 
 
 class Harvester:
     """Harvest sources, and harvests, into a store; what a source writes is authorized by
-    ``access`` as its organisation's registrant would be."""
+    ``access`` as its organisation's registrant would be; its requests connect where
+    ``guard`` allows, each answer within ``bounds``."""
 
-    def __init__(self, store: Store, access: AccessService) -> None:
+    def __init__(
+        self,
+        store: Store,
+        access: AccessService,
+        guard: FetchGuard | None = None,
+        bounds: Bounds | None = None,
+    ) -> None:
         self.store = store
         self.access = access
+        self.guard = guard or FetchGuard()
+        self.bounds = bounds or Bounds()
 
     def add_source(
         self,
@@ -387,19 +296,39 @@ class Harvester:
     def harvest(
         self, source: HarvestSource, full: bool = False, seconds: float | None = None
     ) -> HarvestReport:
-        """Harvest one source, fully or from where its last harvest ended; within ``seconds``
-        if given (a harvest still running then fails, what it wrote staying written). The run
-        is kept, failed or not, with its refusals (:meth:`last_runs`)."""
+        """Harvest one source, fully or from where its last harvest ended (or stopped);
+        within ``seconds`` if given: a harvest still running then stops, what it wrote staying
+        written, and keeps the resumption token its next run asks with (``report.stopped``
+        says where). The run is kept, with its outcome (``ok``, ``stopped``, ``failed``) and
+        refusals (:meth:`last_runs`)."""
         headers = {"User-Agent": "urnkit-harvester"}
         report = HarvestReport(source.name, full or source.next_from is None)
         started = now()
         deadline = None if seconds is None else time.monotonic() + seconds
+        resume = None if full else source.resumption_token
         try:
-            with httpx.Client(timeout=TIMEOUT, follow_redirects=True, headers=headers) as client:
-                self._harvest(_Feed(source, client, deadline), report)
+            with self.guard.client(self.bounds.answer_seconds, headers) as client:
+                feed = Feed(source, client, self.bounds, deadline)
+                try:
+                    self._harvest(feed, report, resume)
+                finally:
+                    report.requests = feed.requests
         except HarvestError as error:
             self._keep(source, started, "failed", error.detail, report)
             raise
+        except HarvestStopped as stop:
+            # No token: stopped before the list's second page; the next run starts as this did.
+            token = stop.arguments.get("resumptionToken")
+            if token is not None:
+                with self.store.transaction() as tx:
+                    tx.oai.stop_harvest(source.id, token, report.next_from)
+            report.stopped = f"stopped after {seconds:g} s; " + (
+                f"the next run resumes with resumptionToken={token}"
+                if token is not None
+                else "the next run starts as this one did"
+            )
+            self._keep(source, started, "stopped", report.summary(), report)
+            return report
         self._keep(source, started, "ok", report.summary(), report)
         return report
 
@@ -415,7 +344,7 @@ class Harvester:
         with self.store.transaction() as tx:
             tx.oai.record_run(run)
 
-    def _harvest(self, feed: _Feed, report: HarvestReport) -> None:
+    def _harvest(self, feed: Feed, report: HarvestReport, resume: str | None) -> None:
         source = feed.source
         granularity = feed.granularity()
         arguments = {"verb": "ListRecords", "metadataPrefix": source.metadata_prefix}
@@ -427,8 +356,10 @@ class Harvester:
         if source.set_spec is not None:
             arguments["set"] = source.set_spec
         pattern = re.compile(source.url_pattern)
-        for root, page, url in feed.pages(**arguments):
-            if report.next_from is None:
+        if resume is not None:
+            report.resumed, report.next_from = resume, source.resumption_from
+        for root, page, url, begins in feed.pages(arguments, resume):
+            if begins:
                 stamp = root.findtext(f"{{{OAI_PMH}}}responseDate", "").strip()
                 try:
                     parse_datestamp(stamp)
@@ -440,7 +371,6 @@ class Harvester:
             with self.store.transaction() as tx:
                 for item in items:
                     self._store(tx, source, pattern, item, report)
-        report.requests = feed.requests
         assert report.next_from is not None  # pages() yields at least one response
         with self.store.transaction() as tx:
             tx.oai.finish_harvest(source.id, granularity, report.next_from)

@@ -7,7 +7,10 @@ again on a host that did not answer). Redirects are followed by hand, at most
 :data:`MAX_REDIRECTS`, each hop through the same politeness as the first request. What an answer
 means is :func:`~urnkit.resolver.domain.link_verdict`; how verdicts add up to "broken" is
 :func:`~urnkit.resolver.domain.next_link_state` (404/410 at once, other failures after three
-in a row).
+in a row). Every connection goes through a :class:`~urnkit.resolver.services.outbound.FetchGuard`:
+a URL, or a redirect, to an address the server does not fetch from (loopback, private …, unless
+``fetch_allowed_networks`` allows it) is ``refused``, which is not a failure: the link is not
+known to be broken, and resolution keeps it.
 
 Politeness: at most one request at a time to a host (its name and port, the scope of a
 robots.txt and of a crawler's queue), and ``per_host_interval`` seconds from the end of one
@@ -43,7 +46,14 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from urnkit.resolver.domain import LinkCheck, UnavailableError, link_verdict, next_link_state
+from urnkit.resolver.domain import (
+    LinkCheck,
+    UnavailableError,
+    Verdict,
+    link_verdict,
+    next_link_state,
+)
+from urnkit.resolver.services.outbound import FetchGuard, RefusedAddressError
 from urnkit.resolver.store import Store, now
 
 MAX_REDIRECTS = 10
@@ -69,12 +79,14 @@ class CheckOptions:
 @dataclass(slots=True)
 class Summary:
     """What a round of checks found: URLs checked, how many are ok, broken, failing (failed,
-    not broken yet), how many turned broken or ok, and records whose resolution changed."""
+    not broken yet), refused (not fetched: not the public internet), how many turned broken or
+    ok, and records whose resolution changed."""
 
     checked: int = 0
     ok: int = 0
     broken: int = 0
     failing: int = 0
+    refused: int = 0
     newly_broken: int = 0
     recovered: int = 0
     rerouted: int = 0
@@ -89,8 +101,9 @@ class Summary:
         seconds = time.monotonic() - self.started
         return (
             f"{self.checked:,} URLs checked: {self.ok:,} ok, {self.broken:,} broken "
-            f"({self.newly_broken:,} newly), {self.failing:,} failing, {self.recovered:,} "
-            f"recovered; resolution changed for {self.rerouted:,} records ({seconds:.1f} s)"
+            f"({self.newly_broken:,} newly), {self.failing:,} failing, {self.refused:,} "
+            f"refused, {self.recovered:,} recovered; resolution changed for "
+            f"{self.rerouted:,} records ({seconds:.1f} s)"
         )
 
 
@@ -133,27 +146,36 @@ class _NoAnswerError(Exception):
     """A request that got no usable answer: timed out, refused, too many redirects …"""
 
     def __init__(
-        self, detail: str, http_status: int | None = None, *, timed_out: bool = False
+        self,
+        detail: str,
+        http_status: int | None = None,
+        *,
+        timed_out: bool = False,
+        refused: bool = False,
     ) -> None:
         super().__init__(detail)
         self.detail = detail
         self.http_status = http_status
         self.timed_out = timed_out
+        self.refused = refused  # by the fetch guard: not fetched at all
+
+    def check(self, url: str, detail: str | None = None) -> LinkCheck:
+        """The check of ``url`` this gives: refused, or failed; ``detail`` if given."""
+        verdict: Verdict = "refused" if self.refused else "failed"
+        return LinkCheck(url, verdict, self.http_status, detail or self.detail, now())
 
 
 class Checker:
     """Checks URLs: one HTTP client, one :class:`HostGate` and one bound on requests in flight.
-    Use it as ``async with Checker(options) as checker: await checker.check(url)``."""
+    Use it as ``async with Checker(options, guard) as checker: await checker.check(url)``;
+    ``guard`` says what it may connect to."""
 
-    def __init__(self, options: CheckOptions) -> None:
+    def __init__(self, options: CheckOptions, guard: FetchGuard) -> None:
         self.options = options
         self.gate = HostGate(options.per_host_interval)
         self._slots = asyncio.Semaphore(options.concurrency)
-        self._client = httpx.AsyncClient(
-            headers={"User-Agent": USER_AGENT},
-            timeout=options.timeout,
-            follow_redirects=False,
-            limits=httpx.Limits(max_connections=options.concurrency),
+        self._client = guard.async_client(
+            options.timeout, {"User-Agent": USER_AGENT}, options.concurrency
         )
 
     async def __aenter__(self) -> Checker:
@@ -163,31 +185,36 @@ class Checker:
         await self._client.aclose()
 
     async def check(self, url: str) -> LinkCheck:
-        """Check ``url``: HEAD, then GET unless HEAD said 2xx or timed out."""
+        """Check ``url``: HEAD, then GET unless HEAD said 2xx, timed out or was refused."""
         if not _usable(url):
             return LinkCheck(url, "failed", None, f"not a usable http(s) URL: {url!r}", now())
         try:
             status, hops, final = await self._follow("HEAD", url)
             if 200 <= status < 300:
                 return LinkCheck(url, "ok", status, _said("HEAD", status, hops, final), now())
-            refused = f"HEAD: {status}"
+            head = f"HEAD: {status}"
         except _NoAnswerError as failure:
-            if failure.timed_out:
-                return LinkCheck(url, "failed", failure.http_status, failure.detail, now())
-            refused = f"HEAD: {failure.detail}"
+            if failure.refused or failure.timed_out:
+                return failure.check(url)
+            head = f"HEAD: {failure.detail}"
         try:
             status, hops, final = await self._follow("GET", url)
         except _NoAnswerError as failure:
-            detail = f"GET: {failure.detail} ({refused})"
-            return LinkCheck(url, "failed", failure.http_status, detail, now())
-        detail = f"{_said('GET', status, hops, final)} ({refused})"
+            return failure.check(url, f"GET: {failure.detail} ({head})")
+        detail = f"{_said('GET', status, hops, final)} ({head})"
         return LinkCheck(url, link_verdict(status), status, detail, now())
 
     async def _follow(self, method: str, url: str) -> tuple[int, int, str]:
         """The final status of ``method`` on ``url``, redirects followed; the number of
         redirects and the final URL with it. Raises :class:`_NoAnswerError`."""
         for hops in range(MAX_REDIRECTS + 1):
-            status, location = await self._request(method, url)
+            try:
+                status, location = await self._request(method, url)
+            except _NoAnswerError as failure:
+                if not (hops and failure.refused):
+                    raise
+                detail = f"{failure.detail} (redirected to {url})"
+                raise _NoAnswerError(detail, refused=True) from None
             if status not in REDIRECTS or location is None:
                 return status, hops, url
             url = urljoin(url, location)
@@ -208,6 +235,8 @@ class Checker:
                     await response.aclose()
             except (TimeoutError, httpx.TimeoutException):
                 raise _NoAnswerError(f"no answer within {timeout:g} s", timed_out=True) from None
+            except RefusedAddressError as refusal:
+                raise _NoAnswerError(refusal.detail, refused=True) from None
             # ValueError: a host that is not valid IDNA, and other URLs httpx cannot send.
             except (httpx.HTTPError, httpx.InvalidURL, ValueError) as error:
                 raise _NoAnswerError(f"{type(error).__name__}: {error}".rstrip(": ")) from None
@@ -245,9 +274,12 @@ def _said(method: str, status: int, hops: int, final: str) -> str:
     return said
 
 
-async def check_url(url: str, options: CheckOptions | None = None) -> LinkCheck:
-    """Check one URL with a checker of its own (nothing is stored)."""
-    async with Checker(options or CheckOptions()) as checker:
+async def check_url(
+    url: str, options: CheckOptions | None = None, guard: FetchGuard | None = None
+) -> LinkCheck:
+    """Check one URL with a checker of its own (nothing is stored), connecting where ``guard``
+    allows (by default: the public internet)."""
+    async with Checker(options or CheckOptions(), guard or FetchGuard()) as checker:
         return await checker.check(url)
 
 
@@ -274,29 +306,33 @@ def record_checks(store: Store, checks: list[LinkCheck], summary: Summary) -> No
         summary.ok += state.status == "ok" and state.failures == 0
         summary.failing += state.status == "ok" and state.failures > 0
         summary.broken += state.status == "broken"
+        summary.refused += state.status == "refused"
 
 
 async def check_round(
     store: Store,
     options: CheckOptions,
+    guard: FetchGuard,
     progress: Callable[[Summary], None] | None = None,
     stop: threading.Event | None = None,
     *,
     wait: bool = True,
 ) -> Summary | None:
     """Check every http(s) location URL of ``store`` last checked ``options.older_than``
-    seconds ago or earlier (or never), batch by batch, and store what was found.
+    seconds ago or earlier (or never), batch by batch, connecting where ``guard`` allows, and
+    store what was found.
 
     One round runs at a time on a database, in whichever process holds its ``links`` lock
     (:meth:`~urnkit.resolver.store.Store.lock`), so that politeness holds across processes and
     machines: a round waits for the lock, or with ``wait=False`` returns None at once."""
     with store.lock("links", wait=wait) as held:
-        return await _check_round(store, options, progress, stop) if held else None
+        return await _check_round(store, options, guard, progress, stop) if held else None
 
 
 async def _check_round(
     store: Store,
     options: CheckOptions,
+    guard: FetchGuard,
     progress: Callable[[Summary], None] | None,
     stop: threading.Event | None,
 ) -> Summary:
@@ -313,7 +349,7 @@ async def _check_round(
             return tx.links.claim(due, batch)
 
     await asyncio.to_thread(seed)
-    async with Checker(options) as checker:
+    async with Checker(options, guard) as checker:
         while stop is None or not stop.is_set():
             urls = await asyncio.to_thread(claim)
             if not urls:
@@ -325,13 +361,15 @@ async def _check_round(
     return summary
 
 
-def _check_periodically(store: Store, interval: float, stop: threading.Event) -> None:
+def _check_periodically(
+    store: Store, interval: float, guard: FetchGuard, stop: threading.Event
+) -> None:
     """Run a round of checks every ``interval`` seconds, of URLs checked ``interval`` seconds
     ago or earlier, until ``stop`` is set. A failing round is logged and the next one tried."""
     options = CheckOptions(older_than=interval)
     while not stop.is_set():
         try:
-            summary = asyncio.run(check_round(store, options, stop=stop, wait=False))
+            summary = asyncio.run(check_round(store, options, guard, stop=stop, wait=False))
             if summary is not None and summary.checked:
                 log.info("link check: %s", summary.line())
         except UnavailableError:  # the store logs the outage
@@ -342,12 +380,15 @@ def _check_periodically(store: Store, interval: float, stop: threading.Event) ->
 
 
 @contextmanager
-def periodic_checks(store: Store, interval: float) -> Iterator[None]:
+def periodic_checks(store: Store, interval: float, guard: FetchGuard) -> Iterator[None]:
     """Check links every ``interval`` seconds in a thread (with an event loop of its own, so
     the checks never delay resolution's), while the block runs."""
     stop = threading.Event()
     worker = threading.Thread(
-        target=_check_periodically, args=(store, interval, stop), name="urnkit-links", daemon=True
+        target=_check_periodically,
+        args=(store, interval, guard, stop),
+        name="urnkit-links",
+        daemon=True,
     )
     worker.start()
     try:
@@ -358,14 +399,18 @@ def periodic_checks(store: Store, interval: float) -> Iterator[None]:
 
 
 def with_periodic_checks(
-    lifespan: Callable[[Any], AbstractAsyncContextManager[Any]], store: Store, interval: float
+    lifespan: Callable[[Any], AbstractAsyncContextManager[Any]],
+    store: Store,
+    interval: float,
+    guard: FetchGuard,
 ) -> Callable[[Any], AbstractAsyncContextManager[Any]]:
     """An ASGI app's lifespan that also checks links every ``interval`` seconds (the server's
-    job, ``URNKIT_LINK_CHECK_INTERVAL``) around ``lifespan``."""
+    job, ``URNKIT_LINK_CHECK_INTERVAL``) around ``lifespan``, connecting where ``guard``
+    allows."""
 
     @asynccontextmanager
     async def checking(app: Any) -> AsyncIterator[Any]:
-        with periodic_checks(store, interval):
+        with periodic_checks(store, interval, guard):
             async with lifespan(app) as state:
                 yield state
 

@@ -8,14 +8,17 @@ from collections.abc import Iterable
 
 from urnkit.resolver.domain import BrokenLink, ForbiddenError, LinkState, NotFoundError, Principal
 from urnkit.resolver.services.link_checker import CheckOptions, Summary, check_url, record_checks
+from urnkit.resolver.services.outbound import FetchGuard
 from urnkit.resolver.store import Store
 
 
 class LinkService:
-    """Link states and broken links as stored."""
+    """Link states and broken links as stored; ``guard`` says what a recheck, and a round of
+    checks, may connect to."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, guard: FetchGuard | None = None) -> None:
         self.store = store
+        self.guard = guard or FetchGuard()
 
     def link_states(self, urls: Iterable[str]) -> dict[str, LinkState]:
         """What link checking knows of each of ``urls`` (those it has seen), by URL."""
@@ -62,7 +65,7 @@ class LinkService:
         urnkit.resolver.domain.NotFoundError: no location is at https://example.org/
         """
         self._held(principal, url)
-        check = asyncio.run(check_url(url, options))
+        check = asyncio.run(check_url(url, options, self.guard))
         record_checks(self.store, [check], Summary())
         with self.store.snapshot() as tx:
             return tx.links.states([url])[url]

@@ -290,6 +290,10 @@ oai_sources = sa.Table(
     sa.Column("next_from", sa.String(30)),  # the next incremental harvest's from=
     sa.Column("harvested", _TIME),  # when a harvest last succeeded
     sa.Column("created", _TIME, nullable=False),
+    # Where a harvest stopped at its deadline (migration "harvest_resumption"): the resumption
+    # token the next run asks with, and the next from= once that list is read to its end.
+    sa.Column("resumption_token", sa.Text),
+    sa.Column("resumption_from", sa.String(30)),
 )
 oai_items = sa.Table(
     "oai_items",
@@ -311,7 +315,7 @@ harvest_runs = sa.Table(
     sa.Column("source_id", sa.ForeignKey("oai_sources.id"), nullable=False, index=True),
     sa.Column("started", _TIME, nullable=False),
     sa.Column("finished", _TIME, nullable=False),
-    sa.Column("outcome", sa.String(10), nullable=False),  # ok, failed
+    sa.Column("outcome", sa.String(10), nullable=False),  # ok, stopped, failed
     sa.Column("summary", sa.Text, nullable=False),
     sa.Column("refused", _JSON, nullable=False),  # a list of strings
 )

@@ -23,7 +23,9 @@ from urnkit.resolver.domain import ResolverError, UnavailableError
 from urnkit.resolver.services import Services
 from urnkit.resolver.services.discovery import Discovery
 from urnkit.resolver.services.link_checker import with_periodic_checks
+from urnkit.resolver.services.oai_feed import Bounds
 from urnkit.resolver.services.oai_repository import Repository
+from urnkit.resolver.services.outbound import FetchGuard
 from urnkit.resolver.settings import Settings
 from urnkit.resolver.store import Store
 from urnkit.resolver.web.acceptance import check_bodies
@@ -177,13 +179,23 @@ def app_from_environment() -> ASGIApp:
         else None
     )
     app = create_app(
-        Services(store, discovery, settings.network_refresh, settings.statistics_cache),
+        Services(
+            store,
+            discovery,
+            settings.network_refresh,
+            settings.statistics_cache,
+            FetchGuard.from_setting(settings.fetch_allowed_networks),
+            Bounds(settings.harvest_max_bytes, settings.harvest_timeout),
+        ),
         settings.statistics_interval,
         CachePolicy.from_settings(settings),
     )
     if settings.link_check_interval:
         app.router.lifespan_context = with_periodic_checks(
-            app.router.lifespan_context, store, settings.link_check_interval
+            app.router.lifespan_context,
+            store,
+            settings.link_check_interval,
+            app.state.services.links.guard,
         )
     # What exists now lives as long as the process. Frozen, the garbage collector stops
     # traversing it: a full collection took ~60 ms (the modules, FastAPI's and pydantic's

@@ -29,6 +29,7 @@ from typing import Final
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from urnkit.resolver.domain.networks import listed_networks
 from urnkit.resolver.web.limits import MAX_HEADER_BYTES
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -56,15 +57,7 @@ def trusted_networks(text: str) -> tuple[Network, ...]:
     ...
     ValueError: trusted_proxies: 'localhost' is not an IP address or network
     """
-    networks = []
-    for entry in filter(None, (part.strip() for part in text.split(","))):
-        try:
-            networks.append(ipaddress.ip_network(entry, strict=False))
-        except ValueError:
-            raise ValueError(
-                f"trusted_proxies: {entry!r} is not an IP address or network"
-            ) from None
-    return tuple(networks)
+    return listed_networks("trusted_proxies", text)
 
 
 def forwarded_elements(value: str) -> list[dict[str, str]]:

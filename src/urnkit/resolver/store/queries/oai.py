@@ -76,6 +76,8 @@ class OAI(Queries):
                 next_from=row.next_from,
                 harvested=None if row.harvested is None else utc(row.harvested),
                 created=utc(row.created),
+                resumption_token=row.resumption_token,
+                resumption_from=row.resumption_from,
             )
             for row in self.connection.execute(query)
         ]
@@ -85,7 +87,22 @@ class OAI(Queries):
         self.connection.execute(
             sa.update(oai_sources)
             .where(oai_sources.c.id == source_id)
-            .values(granularity=granularity, next_from=next_from, harvested=now())
+            .values(
+                granularity=granularity,
+                next_from=next_from,
+                harvested=now(),
+                resumption_token=None,
+                resumption_from=None,
+            )
+        )
+
+    def stop_harvest(self, source_id: int, token: str, next_from: str | None) -> None:
+        """Store where a harvest stopped at its deadline: the resumption ``token`` its next
+        run asks with and the ``next_from`` that list gives once read to its end."""
+        self.connection.execute(
+            sa.update(oai_sources)
+            .where(oai_sources.c.id == source_id)
+            .values(resumption_token=token, resumption_from=next_from)
         )
 
     def update_source(
@@ -116,6 +133,8 @@ class OAI(Queries):
                 set_spec=set_spec,
                 metadata_prefix=metadata_prefix,
                 next_from=sa.case((same_feed, oai_sources.c.next_from), else_=None),
+                resumption_token=sa.case((same_feed, oai_sources.c.resumption_token), else_=None),
+                resumption_from=sa.case((same_feed, oai_sources.c.resumption_from), else_=None),
             )
         )
         return self.connection.execute(statement).rowcount == 1

@@ -9,7 +9,8 @@ from fastapi import Path, Response
 from fastapi.responses import HTMLResponse
 
 from urnkit.resolver.domain import HarvestSource, ResolverError
-from urnkit.resolver.services.harvest import PARSERS, HarvestError
+from urnkit.resolver.services.harvest import PARSERS
+from urnkit.resolver.services.oai_feed import HarvestError
 from urnkit.resolver.web.deps import StaffForm
 from urnkit.resolver.web.staff_pages import AdminStaff, Staff, staff_router
 
