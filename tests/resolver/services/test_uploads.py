@@ -80,22 +80,29 @@ def test_the_preview_tells_each_row_and_writes_nothing(services: Services, who: 
     assert counts(services) == before
     assert [(row.line, row.outcome, row.field) for row in preview.rows] == [
         (1, "created", None),
-        (2, "unchanged", None),
-        (3, "refused", "urn"),  # changes a stored record: not without change_existing
+        (2, "present", None),
+        (3, "present", None),  # a stored record: left as it is without change_existing
         (4, "refused", "urn"),
         (5, "refused", "urn"),
         (6, "refused", "locations"),
-        (7, "refused", "status"),  # a deactivated URN is not written again
+        (7, "present", None),
         (8, "refused", None),
         (9, "refused", "successors"),
         (10, "refused", "status"),
-        (11, "refused", "urn"),
-        (12, "refused", "urn"),
+        (11, "present", None),
+        (12, "refused", "urn"),  # line 3's URN again
     ]
     refusals = {row.line: row.refusal for row in preview.rows if row.refusal is not None}
     assert all(error.extensions["row"] == line for line, error in refusals.items())
-    assert "line 1 has this URN already" in str(refusals[4])
+    assert "the URN of line 1 again" in str(refusals[4])
+    assert "the URN of line 3 again" in str(refusals[12])
     assert str(refusals[8]).startswith("line 8")
+    # What a present row would change, were it allowed to
+    assert [str(d) for d in preview.rows[2].differences] == [
+        "metadata 'title' changed: 'One' → 'Changed'",
+        f"location {HERE[0].url} removed",
+    ]
+    assert preview.rows[1].differences == ()
     created = preview.rows[0]
     assert ("location", "added", "https://example.org/10") in [
         (d.field, d.kind, d.key) for d in created.differences

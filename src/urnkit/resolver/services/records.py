@@ -226,11 +226,12 @@ class RecordService:
         found = check_locations(found)
         moment = now()
         if record_id is None:
-            check_restrictions(tx, principal.organisation, found)
-            owner_id = tx.organisations.id(principal.organisation)
+            owner = self._owner(tx, principal, prefix, anywhere=True)
+            check_restrictions(tx, owner, found)
+            owner_id = tx.organisations.id(owner)
             assert owner_id is not None
-            record = Record(str(urn), key, prefix, "active", principal.organisation, moment, moment)
-            held = held_as_stored((), found, principal.organisation)
+            record = Record(str(urn), key, prefix, "active", owner, moment, moment)
+            held = held_as_stored((), found, owner)
             record = replace(record, locations=held, metadata=dict(metadata))
             record_id = tx.records.insert(record, owner_id)
             if record_id is not None:
@@ -257,6 +258,22 @@ class RecordService:
         )
         tx.records.update(record_id, record, record_json(current), "replaced", actor_of(principal))
         return record, False
+
+    def _owner(
+        self, tx: Transaction, principal: Principal, prefix: str, *, anywhere: bool = False
+    ) -> str:
+        """Who owns a record ``principal`` registers under ``prefix``: the prefix's holder
+        (:func:`~.access.holder_of`), its organisation for a registrant. An admin registering
+        where no organisation holds a prefix is refused, but for one record by PUT
+        (``anywhere``): its own organisation owns that."""
+        if principal.role != "admin":
+            return principal.organisation  # authorized: the holder
+        try:
+            return self.access.holder(tx, principal, prefix)
+        except UnacceptableError:
+            if not anywhere:
+                raise
+            return principal.organisation
 
     def patch(self, principal: Principal, text: str, patch: Mapping[str, Any]) -> Record:
         """Apply an RFC 7396 merge patch to a record's ``metadata`` and ``locations``."""
@@ -456,7 +473,7 @@ class RecordService:
         """Write a batch in ``tx``: records new to the database in one bulk insert, the rest
         (present, or repeated in the batch) one by one as :meth:`put` does. Results in order."""
         fresh: dict[str, tuple[int, Record]] = {}
-        authorized: set[str] = set()
+        owners: dict[str, str] = {}  # of each prefix
         moment = now()
         for number, (text, found, metadata) in enumerate(items):
             try:
@@ -465,22 +482,23 @@ class RecordService:
                 check_identifiers(metadata, ("records", number, "metadata"))
                 urn = parse_urn(text)
                 prefix = prefix_of(urn)
-                if prefix not in authorized:
+                if prefix not in owners:
                     self.access.authorize(tx, principal, prefix)
-                    authorized.add(prefix)
+                    owners[prefix] = self._owner(tx, principal, prefix)
                 check_registrable(urn)
+                owner = owners[prefix]
                 record = Record(
                     str(urn),
                     urn.equivalence_key(),
                     prefix,
                     "active",
-                    principal.organisation,
+                    owner,
                     moment,
                     moment,
-                    locations=held_as_stored((), found, principal.organisation),
+                    locations=held_as_stored((), found, owner),
                     metadata=dict(metadata),
                 )
-                check_restrictions(tx, principal.organisation, record.locations)
+                check_restrictions(tx, owner, record.locations)
             except (InvalidURNError, UnacceptableError, ForbiddenError) as error:
                 raise _at(error, number, text) from None
             fresh.setdefault(record.key, (number, record))
@@ -491,9 +509,7 @@ class RecordService:
             ((n, r) for key, (n, r) in fresh.items() if key not in present),
             key=lambda entry: entry[1].key,
         )
-        owner_id = tx.organisations.id(principal.organisation)
-        assert owner_id is not None
-        ids = tx.bulk.insert_records([r for _, r in new], {principal.organisation: owner_id})
+        ids = tx.bulk.insert_records([r for _, r in new], tx.organisations.ids())
         inserted = {number: record for number, record in new if record.key in ids}
         for key in sorted(key for key, (n, _) in fresh.items() if n not in inserted):
             tx.records.id(key, for_update=True)
