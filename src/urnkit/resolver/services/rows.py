@@ -73,26 +73,25 @@ def format_of(name: str, chosen: str | None) -> str:
     )
 
 
-def nesting_depth(text: str, deepest: int) -> int:
-    """How deep the arrays and objects of the JSON ``text`` nest, counted without parsing it
-    (strings skipped), up to ``deepest + 1``: what :func:`json.loads` would recurse into.
+def nests_deeper(text: str, deepest: int) -> bool:
+    """Whether the arrays and objects of the JSON ``text`` nest deeper than ``deepest``,
+    found without parsing it (strings skipped), which would recurse once a level.
 
-    >>> nesting_depth('{"a": [1, {"b": "[[["}]}', 32), nesting_depth("[" * 100_000, 32)
-    (3, 33)
+    >>> nests_deeper('{"a": [1, {"b": "[[["}]}', 3), nests_deeper("[" * 100_000, 32)
+    (False, True)
     """
     if text.count("[") + text.count("{") <= deepest:  # the usual cell: no scan needed
-        return text.count("[") + text.count("{")
-    depth = found = 0
+        return False
+    depth = 0
     for token in _NESTING.finditer(text):
         mark = token.group()
         if mark in "[{":
             depth += 1
-            found = max(found, depth)
-            if found > deepest:
-                break
+            if depth > deepest:
+                return True
         elif mark in "]}":
             depth -= 1
-    return found
+    return False
 
 
 def _json_cell(text: str, where: str, empty: Any, deepest: int = MAX_DEPTH) -> Any:
@@ -102,7 +101,7 @@ def _json_cell(text: str, where: str, empty: Any, deepest: int = MAX_DEPTH) -> A
     which would recurse once a level."""
     if not text.strip():
         return empty
-    if nesting_depth(text, deepest) > deepest:
+    if nests_deeper(text, deepest):
         raise ValueError(f"{where} nests deeper than {MAX_DEPTH} arrays and objects")
     try:
         return json.loads(text)
