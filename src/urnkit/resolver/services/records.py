@@ -41,6 +41,7 @@ from urnkit.resolver.domain import (
 )
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.locations import check_locations, held_as_stored
+from urnkit.resolver.services.rows import FirstLines
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
 from urnkit.urn import URN
@@ -471,9 +472,11 @@ class RecordService:
         items: Sequence[tuple[str, Sequence[Location], Mapping[str, Any]]],
     ) -> list[dict[str, str]]:
         """Write a batch in ``tx``: records new to the database in one bulk insert, the rest
-        (present, or repeated in the batch) one by one as :meth:`put` does. Results in order."""
+        (present) one by one as :meth:`put` does. Results in order. A URN repeated in the
+        batch refuses it (:class:`~.rows.FirstLines`, the rule of every way in)."""
         fresh: dict[str, tuple[int, Record]] = {}
         owners: dict[str, str] = {}  # of each prefix
+        seen = FirstLines("record")
         moment = now()
         for number, (text, found, metadata) in enumerate(items):
             try:
@@ -499,9 +502,10 @@ class RecordService:
                     metadata=dict(metadata),
                 )
                 check_restrictions(tx, owner, record.locations)
+                seen.check(record.key, number)
             except (InvalidURNError, UnacceptableError, ForbiddenError) as error:
                 raise _at(error, number, text) from None
-            fresh.setdefault(record.key, (number, record))
+            fresh[record.key] = (number, record)
         present = tx.bulk.present_keys(list(fresh))
         # Rows are inserted, then locked, in one order (by key): two batches sharing records
         # would otherwise deadlock on PostgreSQL, each holding a row the other waits for.
@@ -520,7 +524,7 @@ class RecordService:
             if number in inserted:
                 results.append({"urn": inserted[number].urn, "result": "created"})
                 continue
-            try:  # present, repeated in this batch, or inserted meanwhile by another process
+            try:  # present, or inserted meanwhile by another process
                 record, made = self.put_in(tx, principal, text, found, metadata)
             except ConflictError as error:
                 raise _at(error, number, text) from None

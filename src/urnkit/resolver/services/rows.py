@@ -31,6 +31,7 @@ from urnkit.resolver.domain import (
     UnacceptableError,
     check_identifiers,
     check_record,
+    check_registrable,
     check_resolvable,
     check_urn_length,
     parse_urn,
@@ -250,15 +251,18 @@ class Rules:
     the API's batch) checks a row: who may register under which prefix
     (:func:`~urnkit.resolver.services.access.holder_of`: the longest delegated prefix's
     holder owns the record, whoever registers it; a registrant only its own), and what a row
-    must hold. ``delegated``: every delegated prefix and its holder; ``principal``: who
-    registers (None: the operator's import); ``owner``: the import's ``--owner``, which owns
-    every record instead.
+    must hold. A principal's rows are new registrations, their URNs read strictly
+    (:func:`~urnkit.resolver.domain.check_registrable`); an import's exist already in a
+    legacy system, read leniently (only what cannot be resolved is refused). ``delegated``:
+    every delegated prefix and its holder; ``principal``: who registers (None: the operator's
+    import); ``owner``: the import's ``--owner``, which owns every record instead.
 
-    >>> rules = Rules((("fi:lib", "Library"),))
-    >>> record = rules.record({"urn": "URN:NBN:fi:lib-1", "metadata": {"title": "T"}}, now())
+    >>> from datetime import UTC
+    >>> rules, moment = Rules((("fi:lib", "Library"),)), datetime(2026, 1, 1, tzinfo=UTC)
+    >>> record = rules.record({"urn": "URN:NBN:fi:lib-1", "metadata": {"title": "T"}}, moment)
     >>> record.owner, record.key, record.metadata
     ('Library', 'urn:nbn:fi:lib-1', {'title': 'T'})
-    >>> rules.record({"urn": "urn:nbn:se:kb-1"}, now())
+    >>> rules.record({"urn": "urn:nbn:se:kb-1"}, moment)
     Traceback (most recent call last):
     ...
     urnkit.resolver.domain.UnacceptableError: urn:nbn:se:kb-1: its prefix 'se:kb' is delegated to no organisation
@@ -280,7 +284,10 @@ class Rules:
         try:
             check_urn_length(text)
             urn = parse_urn(text)
-            check_resolvable(urn.assigned_name)
+            if self.principal is None:  # legacy URNs, which exist already: the lenient view
+                check_resolvable(urn.assigned_name)
+            else:  # new registrations: RFC 8458 read strictly, as the API reads it
+                check_registrable(urn)
             prefix = prefix_of(urn)
             holder = (holders or {}).get(prefix)
             if holder is None:
@@ -368,7 +375,7 @@ def row_locations(row: Mapping[str, Any]) -> list[Location]:
 class FirstLines:
     """What a duplicate within one input is, the same for every way in: a row whose URN is
     equivalent (RFC 8141 §3) to that of an earlier row not refused. The first wins; each
-    later one is refused naming the line of the first.
+    later one is refused naming the first's line (or, for a batch, record: ``unit``).
 
     >>> seen = FirstLines()
     >>> seen.check("urn:nbn:fi:lib-1", 2), seen.check("urn:nbn:fi:lib-2", 3)
@@ -376,13 +383,14 @@ class FirstLines:
     >>> seen.check("urn:nbn:fi:lib-1", 9)
     Traceback (most recent call last):
     ...
-    urnkit.resolver.domain.UnacceptableError: the URN of line 2 again (an equivalent URN, RFC 8141 §3): the first row wins
+    urnkit.resolver.domain.UnacceptableError: the URN of line 2 again (an equivalent URN, RFC 8141 §3): the first wins
     """  # noqa: E501
 
-    __slots__ = ("lines",)
+    __slots__ = ("lines", "unit")
 
-    def __init__(self) -> None:
+    def __init__(self, unit: str = "line") -> None:
         self.lines: dict[int, int] = {}  # the line of each key's first row, by its digest
+        self.unit = unit
 
     def check(self, key: str, line: int) -> None:
         """Note the row on ``line`` with the equivalence key ``key``; its refusal if an
@@ -393,7 +401,12 @@ class FirstLines:
         """:meth:`check` by the key's :func:`key_digest`."""
         first = self.lines.setdefault(digest, line)
         if first != line:
-            raise duplicate(first)
+            raise UnacceptableError(
+                f"the URN of {self.unit} {first} again (an equivalent URN, RFC 8141 §3): "
+                "the first wins",
+                field="urn",
+                first=first,
+            )
 
 
 def key_digest(key: str) -> int:
@@ -404,12 +417,3 @@ def key_digest(key: str) -> int:
     True
     """
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=16).digest())
-
-
-def duplicate(first: int) -> UnacceptableError:
-    """The refusal of a row whose URN the row on line ``first`` had."""
-    return UnacceptableError(
-        f"the URN of line {first} again (an equivalent URN, RFC 8141 §3): the first row wins",
-        field="urn",
-        first=first,
-    )
