@@ -89,10 +89,19 @@ class AccessService:
             holder_of(_delegated(tx), prefix, principal)
 
     @staticmethod
-    def holder(tx: Transaction, principal: Principal, prefix: str) -> str:
-        """:func:`holder_of` ``prefix``, read in ``tx``: who owns a record ``principal``
-        registers there."""
-        return holder_of(_delegated(tx), prefix, principal)
+    def owner(tx: Transaction, principal: Principal, prefix: str, *, anywhere: bool = False) -> str:
+        """Who owns a new record ``principal`` (authorized) registers under ``prefix``, read in
+        ``tx``: the prefix's holder (:func:`holder_of`), its organisation for a registrant. An
+        admin registering where no organisation holds a prefix is refused, but for one record
+        by PUT (``anywhere``): its own organisation owns that."""
+        if principal.role != "admin":
+            return principal.organisation  # authorized: the holder
+        try:
+            return holder_of(_delegated(tx), prefix, principal)
+        except UnacceptableError:
+            if not anywhere:
+                raise
+            return principal.organisation
 
     def authorize_owner(
         self, tx: Transaction, principal: Principal, prefix: str, record_id: int | None, urn: str

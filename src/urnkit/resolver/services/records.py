@@ -227,7 +227,7 @@ class RecordService:
         found = check_locations(found)
         moment = now()
         if record_id is None:
-            owner = self._owner(tx, principal, prefix, anywhere=True)
+            owner = self.access.owner(tx, principal, prefix, anywhere=True)
             check_restrictions(tx, owner, found)
             owner_id = tx.organisations.id(owner)
             assert owner_id is not None
@@ -259,22 +259,6 @@ class RecordService:
         )
         tx.records.update(record_id, record, record_json(current), "replaced", actor_of(principal))
         return record, False
-
-    def _owner(
-        self, tx: Transaction, principal: Principal, prefix: str, *, anywhere: bool = False
-    ) -> str:
-        """Who owns a record ``principal`` registers under ``prefix``: the prefix's holder
-        (:func:`~.access.holder_of`), its organisation for a registrant. An admin registering
-        where no organisation holds a prefix is refused, but for one record by PUT
-        (``anywhere``): its own organisation owns that."""
-        if principal.role != "admin":
-            return principal.organisation  # authorized: the holder
-        try:
-            return self.access.holder(tx, principal, prefix)
-        except UnacceptableError:
-            if not anywhere:
-                raise
-            return principal.organisation
 
     def patch(self, principal: Principal, text: str, patch: Mapping[str, Any]) -> Record:
         """Apply an RFC 7396 merge patch to a record's ``metadata`` and ``locations``."""
@@ -471,9 +455,8 @@ class RecordService:
         principal: Principal,
         items: Sequence[tuple[str, Sequence[Location], Mapping[str, Any]]],
     ) -> list[dict[str, str]]:
-        """Write a batch in ``tx``: records new to the database in one bulk insert, the rest
-        (present) one by one as :meth:`put` does. Results in order. A URN repeated in the
-        batch refuses it (:class:`~.rows.FirstLines`, the rule of every way in)."""
+        """Write a batch in ``tx``: new records in one bulk insert, present ones as :meth:`put`
+        does; a URN repeated refuses it (:class:`~.rows.FirstLines`). Results in order."""
         fresh: dict[str, tuple[int, Record]] = {}
         owners: dict[str, str] = {}  # of each prefix
         seen = FirstLines("record")
@@ -487,21 +470,20 @@ class RecordService:
                 prefix = prefix_of(urn)
                 if prefix not in owners:
                     self.access.authorize(tx, principal, prefix)
-                    owners[prefix] = self._owner(tx, principal, prefix)
+                    owners[prefix] = self.access.owner(tx, principal, prefix)
                 check_registrable(urn)
-                owner = owners[prefix]
                 record = Record(
                     str(urn),
                     urn.equivalence_key(),
                     prefix,
                     "active",
-                    owner,
+                    owners[prefix],
                     moment,
                     moment,
-                    locations=held_as_stored((), found, owner),
+                    locations=held_as_stored((), found, owners[prefix]),
                     metadata=dict(metadata),
                 )
-                check_restrictions(tx, owner, record.locations)
+                check_restrictions(tx, record.owner, record.locations)
                 seen.check(record.key, number)
             except (InvalidURNError, UnacceptableError, ForbiddenError) as error:
                 raise _at(error, number, text) from None
