@@ -206,7 +206,7 @@ def import_records(kind: str, url: str, path: Path, batch_size: int) -> Import:
         with open(path, "rb") as raw:
             rejects = Rejects(0, None)
             imported, skipped = services.transfer.import_records(
-                rejects.numbered(ndjson_rows(raw, rejects)), None, batch_size, None, rejects.refused
+                ndjson_rows(raw, rejects), None, batch_size, None, rejects
             )
         seconds = time.perf_counter() - start
         per_row = 1e6 / max(imported, 1)

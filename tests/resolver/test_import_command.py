@@ -100,15 +100,32 @@ def test_csv_errors_name_the_line_and_the_column(database: tuple[str, str], tmp_
     assert entry["reason"].startswith("line 2, column 'metadata' is not JSON: ")
 
 
-def test_a_csv_file_that_is_not_utf8_stops_naming_the_line(
+def test_csv_rows_not_utf8_too_deep_or_repeated_are_refused_one_by_one(
     database: tuple[str, str], tmp_path: Path
 ) -> None:
+    """As in NDJSON, so in CSV: a line that is not UTF-8 refuses its row, not the file; so do
+    metadata nested 100,000 deep (no traceback) and a URN of an earlier line."""
     path = tmp_path / "rows.csv"
-    path.write_bytes(b"urn\nurn:nbn:fi:lib-1\nurn:nbn:fi:lib-\xe9\n")
-    done = urnkit("import", str(path), *database, check=False)
-    assert done.returncode == 2
+    deep = b"[" * 100_000 + b"]" * 100_000
+    path.write_bytes(
+        b"urn,metadata\n"
+        b"urn:nbn:fi:lib-1,{}\n"
+        b"urn:nbn:fi:lib-caf\xe9,{}\n"  # 3: latin-1
+        b'urn:nbn:fi:lib-2,"' + deep + b'"\n'  # 4
+        b"URN:NBN:FI:LIB-1,{}\n"  # 5: line 2's URN again
+        b"urn:nbn:fi:lib-3,{}\n"
+    )
+    rejects = tmp_path / "rejects.ndjson"
+    done = urnkit("import", str(path), "--max-errors", "250", "--rejects", str(rejects), *database)
     assert "Traceback" not in done.stderr
-    assert done.stderr.strip() == "urnkit: line 3: not UTF-8 at byte 16 (invalid continuation byte)"
+    assert done.stdout.strip() == "2 imported, 0 already present (skipped), 3 refused"
+    refused = {e["line"]: e["reason"] for e in map(json.loads, rejects.read_text().splitlines())}
+    assert refused == {
+        3: "line 3: not UTF-8 at byte 19 (invalid continuation byte)",
+        4: "line 4, column 'metadata' nests deeper than 32 arrays and objects",
+        5: "the URN of line 2 again (an equivalent URN, RFC 8141 §3): the first wins",
+    }
+    assert _stored(database) == ["urn:nbn:fi:lib-1", "urn:nbn:fi:lib-3"]
 
 
 def test_progress_lines_count_rows_stored_when_stderr_is_no_terminal(

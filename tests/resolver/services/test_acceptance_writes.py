@@ -35,7 +35,7 @@ def test_an_import_row_is_refused_by_its_urn(
 ) -> None:
     rows = [{"urn": "urn:nbn:fi:demo-1"}, {"urn": "urn:nbn:fi:demo-2", **row}]
     with pytest.raises(UnacceptableInputError) as caught:
-        services.transfer.import_records(rows)
+        services.transfer.import_records(enumerate(rows, 1))
     assert caught.value.detail.startswith(f"urn:nbn:fi:demo-2: {pointer}:")
     assert [e["pointer"] for e in caught.value.extensions["errors"]] == [pointer]
     with pytest.raises(NotFoundError):  # the batch holding the row is not stored
@@ -45,7 +45,7 @@ def test_an_import_row_is_refused_by_its_urn(
 def test_an_imported_urn_too_long_is_refused(services: Services, who: Principals) -> None:
     urn = "urn:nbn:fi:demo-" + "x" * MAX_URN_LENGTH
     with pytest.raises(UnacceptableError, match=f"at most {MAX_URN_LENGTH}"):
-        services.transfer.import_records([{"urn": urn}])
+        services.transfer.import_records(enumerate([{"urn": urn}], 1))
 
 
 def test_a_patch_keeps_metadata_within_its_limit(services: Services, who: Principals) -> None:

@@ -389,6 +389,28 @@ def test_a_batch_retried_with_its_key_is_not_written_twice(
         services.records.get("urn:nbn:fi:demo-2")
 
 
+def test_a_batch_follows_the_rules_of_every_way_in(services: Services, who: Principals) -> None:
+    """docs/rows.md: a URN repeated in a batch refuses it, naming the first record (RFC 8141
+    §3: equivalent URNs are one); an admin's records belong to their prefixes' holders, and a
+    prefix nobody holds is refused, as the import refuses it."""
+    items: list[tuple[str, list[Location], dict[str, Any]]] = [
+        ("urn:nbn:fi:demo-1", HERE, {}),
+        ("urn:nbn:fi:demox-2", HERE, {}),
+        ("URN:NBN:FI:DEMO-1", THERE, {}),
+    ]
+    with pytest.raises(UnacceptableError, match="the URN of record 0 again") as repeated:
+        services.records.batch(who.admin, items)
+    assert (repeated.value.extensions["index"], repeated.value.extensions["first"]) == (2, 0)
+    assert all_records(services) == []
+    services.records.batch(who.admin, items[:2])
+    assert [(r.urn, r.owner) for r in all_records(services)] == [
+        ("urn:nbn:fi:demo-1", "Demo Library"),
+        ("urn:nbn:fi:demox-2", "Other Library"),
+    ]
+    with pytest.raises(UnacceptableError, match="'se:kb' is delegated to no organisation"):
+        services.records.batch(who.admin, [("urn:nbn:se:kb-1", HERE, {})])
+
+
 def test_batch_sizes() -> None:
     # Refused before the database is asked: an in-memory store without a schema will do.
     services = Services(Store("sqlite://"))

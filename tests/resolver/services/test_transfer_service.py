@@ -41,7 +41,7 @@ def _comparable(record: Record) -> dict[str, Any]:
 # --- import and export ---------------------------------------------------------------------------
 
 
-def test_import_skips_what_is_present_and_duplicates_in_a_batch(
+def test_import_skips_what_is_present_and_refuses_duplicates_in_a_batch(
     services: Services, who: Principals
 ) -> None:
     rows: list[Mapping[str, Any]] = [
@@ -50,12 +50,22 @@ def test_import_skips_what_is_present_and_duplicates_in_a_batch(
         {"urn": "urn:nbn:fi:demo-2", "metadata": {"t": 2}, "status": "reserved"},
         {"urn": "urn:nbn:fi:demo-1"},
     ]
-    assert services.transfer.import_records(rows) == (2, 2)
+    refused: list[tuple[int, str]] = []
+
+    def rejected(line: int, row: Mapping[str, Any], reason: str) -> None:
+        refused.append((line, reason))
+
+    assert services.transfer.import_records(enumerate(rows, 1), rejected=rejected) == (2, 0)
+    # RFC 8141 §3: equivalent URNs are one; the first row wins, the others name its line.
+    assert [line for line, _ in refused] == [2, 4]
+    assert all("the URN of line 1 again" in reason for _, reason in refused)
     first = services.records.get("urn:nbn:fi:demo-1")
-    # The first row wins; its location is held by the record's owner.
+    # The first row's location is held by the record's owner.
     assert first.locations == (Location("https://example.org/1", organisation="Demo Library"),)
     assert services.records.get("urn:nbn:fi:demo-2").status == "reserved"
-    assert services.transfer.import_records(rows) == (0, 4)  # a rerun adds nothing
+    refused.clear()
+    assert services.transfer.import_records(enumerate(rows, 1), rejected=rejected) == (0, 2)
+    assert [line for line, _ in refused] == [2, 4]  # a rerun adds nothing, says the same
     assert services.records.get("urn:nbn:fi:demo-1") == first
     assert [e.action for e in services.records.history("urn:nbn:fi:demo-1")] == ["imported"]
 
@@ -63,13 +73,20 @@ def test_import_skips_what_is_present_and_duplicates_in_a_batch(
 def test_import_across_batches(services: Services, who: Principals) -> None:
     rows = [{"urn": f"urn:nbn:fi:demo-{n}"} for n in (1, 2, 1, 3, 3, 2, 4)]
     progress: list[tuple[int, int]] = []
+    refused: list[tuple[int, str]] = []
     assert services.transfer.import_records(
-        rows, batch_size=2, progress=lambda *p: progress.append(p)
-    ) == (
-        4,
-        3,
-    )
-    assert progress == [(2, 0), (3, 1), (3, 3), (4, 3)]
+        enumerate(rows, 1),
+        batch_size=2,
+        progress=lambda *p: progress.append(p),
+        rejected=lambda line, _, reason: refused.append((line, reason)),
+    ) == (4, 0)
+    assert progress == [(2, 0), (3, 0), (3, 0), (4, 0)]
+    # Each repeat names the line of the first row, in an earlier batch or its own.
+    assert [(line, reason.split(" again")[0]) for line, reason in refused] == [
+        (3, "the URN of line 1"),
+        (5, "the URN of line 4"),
+        (6, "the URN of line 2"),
+    ]
     assert [r.urn for r in all_records(services)] == [f"urn:nbn:fi:demo-{n}" for n in (1, 2, 3, 4)]
 
 
@@ -89,7 +106,7 @@ def test_registrations_during_an_import_keep_their_records_and_the_import_its_ow
                 registered.append(urn)
             yield {"urn": f"urn:nbn:fi:demo-{n}", "locations": [{"url": f"https://i.example/{n}"}]}
 
-    assert services.transfer.import_records(rows(), batch_size=25) == (120, 0)
+    assert services.transfer.import_records(enumerate(rows(), 1), batch_size=25) == (120, 0)
     stored = {r.urn: r for r in all_records(services)}
     assert len(stored) == 120 + len(registered) == 126
     for urn, record in stored.items():
@@ -109,21 +126,25 @@ def test_import_gives_records_to_the_prefix_holder(services: Services, who: Prin
         {"urn": "urn:nbn:FI:DEMO:SUB:deeper-1"},
         {"urn": "urn:nbn:fi:demox-1"},  # a sibling, not a sub-namespace
     ]
-    assert services.transfer.import_records(rows) == (4, 0)
+    assert services.transfer.import_records(enumerate(rows, 1)) == (4, 0)
     assert [(r.urn, r.owner) for r in all_records(services)] == [
         ("urn:nbn:fi:demo-1", "Demo Library"),
         ("urn:nbn:fi:demo:sub-1", "Sub Library"),
         ("urn:nbn:FI:DEMO:SUB:deeper-1", "Sub Library"),
         ("urn:nbn:fi:demox-1", "Other Library"),
     ]
-    with pytest.raises(UnacceptableError):
-        services.transfer.import_records([{"urn": "urn:nbn:se:nowhere-1"}])
+    # One rule for every way in: a prefix no organisation holds is refused, --owner or not.
+    for owner in (None, "Sub Library"):
+        with pytest.raises(UnacceptableError, match="'se:nowhere' is delegated to no"):
+            services.transfer.import_records(enumerate([{"urn": "urn:nbn:se:nowhere-1"}], 1), owner)
     assert services.transfer.import_records(
-        [{"urn": "urn:nbn:se:nowhere-1"}], owner="Sub Library"
+        enumerate([{"urn": "urn:nbn:fi:demo-2"}], 1), owner="Sub Library"
     ) == (1, 0)
-    assert services.records.get("urn:nbn:se:nowhere-1").owner == "Sub Library"
+    assert services.records.get("urn:nbn:fi:demo-2").owner == "Sub Library"
     with pytest.raises(NotFoundError):
-        services.transfer.import_records([{"urn": "urn:nbn:fi:demo-9"}], owner="Nobody")
+        services.transfer.import_records(
+            enumerate([{"urn": "urn:nbn:fi:demo-9"}], 1), owner="Nobody"
+        )
 
 
 def test_import_stores_any_text_exactly(services: Services, who: Principals) -> None:
@@ -145,7 +166,7 @@ def test_import_stores_any_text_exactly(services: Services, who: Principals) -> 
         },
         {"urn": "urn:nbn:fi:odd-2", "metadata": {"title": "\\"}, "note": "\\N"},
     ]
-    assert services.transfer.import_records(rows) == (2, 0)
+    assert services.transfer.import_records(enumerate(rows, 1)) == (2, 0)
     for row in rows:
         record = services.records.get(row["urn"])
         assert record.owner == "Awkward Org \\N\\"
@@ -190,7 +211,7 @@ def test_import_leaves_out_links_known_broken(services: Services, who: Principal
         for n in (1, 2)
     ]
     rows.append({"urn": "urn:nbn:fi:demo-3", "locations": [{"url": broken}]})
-    assert services.transfer.import_records(rows, batch_size=2) == (3, 0)
+    assert services.transfer.import_records(enumerate(rows, 1), batch_size=2) == (3, 0)
     for n, targets in ((1, fine), (2, fine), (3, None)):
         assert services.store.resolution_row(f"urn:nbn:fi:demo-{n}") == (
             "active",
@@ -221,7 +242,7 @@ def test_an_import_raises_what_its_rows_raise_after_the_batches_before(
         raise failure
 
     with pytest.raises(ValueError, match="line 13") as raised:
-        services.transfer.import_records(rows(), batch_size=5)
+        services.transfer.import_records(enumerate(rows(), 1), batch_size=5)
     assert raised.value is failure
 
     def early() -> Iterator[dict[str, Any]]:  # fails in the second batch
@@ -229,17 +250,17 @@ def test_an_import_raises_what_its_rows_raise_after_the_batches_before(
         raise failure
 
     with pytest.raises(ValueError, match="line 13"):
-        services.transfer.import_records(early(), batch_size=5)
+        services.transfer.import_records(enumerate(early(), 1), batch_size=5)
     assert services.records.get("urn:nbn:fi:demo-early-4").urn == "urn:nbn:fi:demo-early-4"
     with pytest.raises(NotFoundError):
         services.records.get("urn:nbn:fi:demo-early-5")
     assert services.transfer.import_records(
-        [{"urn": f"urn:nbn:fi:demo-{n}"} for n in range(10)]
+        enumerate([{"urn": f"urn:nbn:fi:demo-{n}"} for n in range(10)], 1)
     ) == (0, 10)
     with pytest.raises(NotFoundError):
         services.records.get("urn:nbn:fi:demo-10")  # its batch never came whole
     rest = ({"urn": f"urn:nbn:fi:demo-{n}"} for n in range(20))
-    assert services.transfer.import_records(rest, batch_size=5) == (10, 10)
+    assert services.transfer.import_records(enumerate(rest, 1), batch_size=5) == (10, 10)
     assert all(child.poll() is not None for child in children)
     # Those of rows() and rest, one on PostgreSQL and two on SQLite each; early() fails before
     # its second batch.
@@ -275,9 +296,9 @@ def test_export_then_import_gives_the_same_records(
     target = Services(Store(second_database_url))
     try:
         set_up(target)
-        assert target.transfer.import_records(rows) == (len(rows), 0)
+        assert target.transfer.import_records(enumerate(rows, 1)) == (len(rows), 0)
         assert [_comparable(r) for r in all_records(target)] == [_comparable(r) for r in exported]
-        assert target.transfer.import_records(rows) == (0, len(rows))
+        assert target.transfer.import_records(enumerate(rows, 1)) == (0, len(rows))
     finally:
         target.store.close()
 
@@ -285,7 +306,7 @@ def test_export_then_import_gives_the_same_records(
 def test_export_by_prefix_and_page(services: Services, who: Principals) -> None:
     rows = [{"urn": f"urn:nbn:{p}-{n}"} for n in range(5) for p in ("fi:demo", "fi:demox")]
     rows.append({"urn": "urn:nbn:fi:demo:sub-1"})
-    services.transfer.import_records(rows)
+    services.transfer.import_records(enumerate(rows, 1))
     for page in (1, 2, 100):
         assert [r.urn for r in services.transfer.export_records("FI:Demo", page=page)] == [
             *(f"urn:nbn:fi:demo-{n}" for n in range(5)),
@@ -354,8 +375,10 @@ def test_an_import_stopped_by_a_bad_row_keeps_the_batches_before_it(
     rows: list[dict[str, Any]] = [{"urn": f"urn:nbn:fi:demo-{n}"} for n in range(10)]
     rows.append({"urn": "urn:nbn:fi:demo-%zz"})
     with pytest.raises(InvalidURNError, match="'urn:nbn:fi:demo-%zz' is not a URN"):
-        services.transfer.import_records([*rows, {"urn": "urn:nbn:fi:demo-late"}], batch_size=5)
-    assert services.transfer.import_records(rows[:10]) == (
+        services.transfer.import_records(
+            enumerate([*rows, {"urn": "urn:nbn:fi:demo-late"}], 1), batch_size=5
+        )
+    assert services.transfer.import_records(enumerate(rows[:10], 1)) == (
         0,
         10,
     )  # both whole batches were committed

@@ -7,6 +7,8 @@ the file or the records changed since the preview.
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Sequence
 
 import pytest
 import sqlalchemy as sa
@@ -15,9 +17,10 @@ from hypothesis import strategies as st
 from services_support import HERE, Principals
 
 from urnkit import validate
-from urnkit.resolver.domain import ConflictError, UnacceptableError
+from urnkit.resolver.domain import ConflictError, Record, UnacceptableError
 from urnkit.resolver.services import Services, uploads
-from urnkit.resolver.store import tables
+from urnkit.resolver.store import Store, tables
+from urnkit.resolver.store.bulk_import import BulkImport
 
 DB_SETTINGS = settings(
     max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -80,22 +83,29 @@ def test_the_preview_tells_each_row_and_writes_nothing(services: Services, who: 
     assert counts(services) == before
     assert [(row.line, row.outcome, row.field) for row in preview.rows] == [
         (1, "created", None),
-        (2, "unchanged", None),
-        (3, "refused", "urn"),  # changes a stored record: not without change_existing
+        (2, "present", None),
+        (3, "present", None),  # a stored record: left as it is without change_existing
         (4, "refused", "urn"),
         (5, "refused", "urn"),
         (6, "refused", "locations"),
-        (7, "refused", "status"),  # a deactivated URN is not written again
+        (7, "present", None),
         (8, "refused", None),
         (9, "refused", "successors"),
         (10, "refused", "status"),
-        (11, "refused", "urn"),
-        (12, "refused", "urn"),
+        (11, "present", None),
+        (12, "refused", "urn"),  # line 3's URN again
     ]
     refusals = {row.line: row.refusal for row in preview.rows if row.refusal is not None}
     assert all(error.extensions["row"] == line for line, error in refusals.items())
-    assert "line 1 has this URN already" in str(refusals[4])
+    assert "the URN of line 1 again" in str(refusals[4])
+    assert "the URN of line 3 again" in str(refusals[12])
     assert str(refusals[8]).startswith("line 8")
+    # What a present row would change, were it allowed to
+    assert [str(d) for d in preview.rows[2].differences] == [
+        "metadata 'title' changed: 'One' → 'Changed'",
+        f"location {HERE[0].url} removed",
+    ]
+    assert preview.rows[1].differences == ()
     created = preview.rows[0]
     assert ("location", "added", "https://example.org/10") in [
         (d.field, d.kind, d.key) for d in created.differences
@@ -226,3 +236,39 @@ def test_any_file_is_previewed_or_refused_and_nothing_is_written(
         assert all((row.refusal is None) == (row.outcome != "refused") for row in preview.rows)
     assert fields in ([], ["file"])
     assert counts(services) == before
+
+
+def test_another_organisation_writes_while_a_preview_runs(
+    services: Services, who: Principals, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A preview writes nothing and holds no lock (issue 30, point 4): while it reads the
+    records its file names, in its snapshot, another organisation's write completes at once,
+    and the preview does not see it."""
+    file = ndjson(*({"urn": f"urn:nbn:fi:demo-{n}"} for n in range(1, 201)))
+    writer = Services(Store(database_url))
+    written: list[Record] = []
+    read = BulkImport.registered
+
+    def registered(self: BulkImport, keys: Sequence[str]) -> dict[str, Record]:
+        found = read(self, keys)
+        done = threading.Event()
+
+        def put() -> None:  # another process would do the same: its own connection
+            written.append(writer.records.put(who.other, "urn:nbn:fi:demox-w", [], {})[0])
+            done.set()
+
+        thread = threading.Thread(target=put)
+        thread.start()
+        # Far below the lock's wait (30 s): a preview holding the write lock fails this.
+        assert done.wait(10), "a write waited for the preview"
+        thread.join()
+        return found
+
+    monkeypatch.setattr(BulkImport, "registered", registered)
+    try:
+        preview = services.uploads.preview(who.demo, file, "ndjson")
+    finally:
+        writer.store.close()
+    assert [w.urn for w in written] == ["urn:nbn:fi:demox-w"]
+    assert [row.outcome for row in preview.rows] == ["created"] * 200
+    assert services.records.get("urn:nbn:fi:demox-w").owner == "Other Library"

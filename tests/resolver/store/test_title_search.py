@@ -123,7 +123,7 @@ def test_imported_records_are_found(services: Services) -> None:
     # Text titles are indexed by the import itself, others by the trigger.
     rows += [{"urn": "urn:nbn:fi:demo-90", "metadata": {"title": 1729}}]
     rows += [{"urn": "urn:nbn:fi:demo-91", "metadata": {"title": None}}]
-    services.transfer.import_records(rows, batch_size=7)
+    services.transfer.import_records(enumerate(rows, 1), batch_size=7)
     assert _found(services, "thesis 2") == ["urn:nbn:fi:demo-2"] + [
         f"urn:nbn:fi:demo-{n}" for n in range(20, 30)
     ]

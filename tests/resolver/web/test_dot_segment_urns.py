@@ -66,7 +66,7 @@ def test_an_import_refuses_a_dot_segment_urn(services: Services, who: Principals
     # RFC 3986 §5.2.4: import holds registered URNs to the same rule.
     rows = [{"urn": "urn:nbn:fi:demo-1/./x", "locations": [{"url": "https://example.org/"}]}]
     with pytest.raises(UnacceptableError, match=r"RFC 3986 §5\.2\.4"):
-        services.transfer.import_records(rows)
+        services.transfer.import_records(enumerate(rows, 1))
     assert services.records.records(None, 0, 10)[0] == []
 
 

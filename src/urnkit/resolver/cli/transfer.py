@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from array import array
-from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from time import monotonic
 from typing import IO, Any
@@ -55,7 +53,6 @@ class Rejects:
 
     def __init__(self, allowed: int, out: IO[str] | None) -> None:
         self.allowed, self.out, self.count = allowed, out, 0
-        self.lines: array[int] = array("q")  # the file line of each row handed on, in order
 
     def __call__(self, line: int, row: Any, reason: str) -> None:
         self.count += 1
@@ -65,16 +62,6 @@ class Rejects:
         if self.count > self.allowed:
             where = "" if reason.startswith("line ") else f"line {line}: "
             raise TooManyRejectsError(where + reason)
-
-    def numbered(self, rows: Iterator[tuple[int, dict[str, Any]]]) -> Iterator[dict[str, Any]]:
-        """The rows without their lines, which are kept to name a row the service refuses."""
-        for line, row in rows:
-            self.lines.append(line)
-            yield row
-
-    def refused(self, number: int, row: Mapping[str, Any], reason: str) -> None:
-        """A row the service refused: ``number`` counts the rows handed on, from 1."""
-        self(self.lines[number - 1], dict(row), reason)
 
 
 class RowProgress:
@@ -106,7 +93,7 @@ def _import(args: argparse.Namespace) -> int:
     with open(args.file, "rb") as raw, _rejects_file(args.rejects) as out:
         rejects = Rejects(args.max_errors, out)
         read = csv_rows if kind == "csv" else ndjson_rows
-        rows = rejects.numbered(read(raw, rejects))
+        rows = read(raw, rejects)
         progress = RowProgress(sys.stderr, args.progress_every)
         done = [0]
 
@@ -116,7 +103,7 @@ def _import(args: argparse.Namespace) -> int:
 
         try:
             imported, skipped = services.transfer.import_records(
-                rows, args.owner, args.batch_size, report, rejects.refused
+                rows, args.owner, args.batch_size, report, rejects
             )
         except TooManyRejectsError as error:
             return fail(

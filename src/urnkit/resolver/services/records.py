@@ -41,6 +41,7 @@ from urnkit.resolver.domain import (
 )
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.locations import check_locations, held_as_stored
+from urnkit.resolver.services.rows import FirstLines
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
 from urnkit.urn import URN
@@ -226,11 +227,12 @@ class RecordService:
         found = check_locations(found)
         moment = now()
         if record_id is None:
-            check_restrictions(tx, principal.organisation, found)
-            owner_id = tx.organisations.id(principal.organisation)
+            owner = self.access.owner(tx, principal, prefix, anywhere=True)
+            check_restrictions(tx, owner, found)
+            owner_id = tx.organisations.id(owner)
             assert owner_id is not None
-            record = Record(str(urn), key, prefix, "active", principal.organisation, moment, moment)
-            held = held_as_stored((), found, principal.organisation)
+            record = Record(str(urn), key, prefix, "active", owner, moment, moment)
+            held = held_as_stored((), found, owner)
             record = replace(record, locations=held, metadata=dict(metadata))
             record_id = tx.records.insert(record, owner_id)
             if record_id is not None:
@@ -453,10 +455,11 @@ class RecordService:
         principal: Principal,
         items: Sequence[tuple[str, Sequence[Location], Mapping[str, Any]]],
     ) -> list[dict[str, str]]:
-        """Write a batch in ``tx``: records new to the database in one bulk insert, the rest
-        (present, or repeated in the batch) one by one as :meth:`put` does. Results in order."""
+        """Write a batch in ``tx``: new records in one bulk insert, present ones as :meth:`put`
+        does; a URN repeated refuses it (:class:`~.rows.FirstLines`). Results in order."""
         fresh: dict[str, tuple[int, Record]] = {}
-        authorized: set[str] = set()
+        owners: dict[str, str] = {}  # of each prefix
+        seen = FirstLines("record")
         moment = now()
         for number, (text, found, metadata) in enumerate(items):
             try:
@@ -465,25 +468,26 @@ class RecordService:
                 check_identifiers(metadata, ("records", number, "metadata"))
                 urn = parse_urn(text)
                 prefix = prefix_of(urn)
-                if prefix not in authorized:
+                if prefix not in owners:
                     self.access.authorize(tx, principal, prefix)
-                    authorized.add(prefix)
+                    owners[prefix] = self.access.owner(tx, principal, prefix)
                 check_registrable(urn)
                 record = Record(
                     str(urn),
                     urn.equivalence_key(),
                     prefix,
                     "active",
-                    principal.organisation,
+                    owners[prefix],
                     moment,
                     moment,
-                    locations=held_as_stored((), found, principal.organisation),
+                    locations=held_as_stored((), found, owners[prefix]),
                     metadata=dict(metadata),
                 )
-                check_restrictions(tx, principal.organisation, record.locations)
+                check_restrictions(tx, record.owner, record.locations)
+                seen.check(record.key, number)
             except (InvalidURNError, UnacceptableError, ForbiddenError) as error:
                 raise _at(error, number, text) from None
-            fresh.setdefault(record.key, (number, record))
+            fresh[record.key] = (number, record)
         present = tx.bulk.present_keys(list(fresh))
         # Rows are inserted, then locked, in one order (by key): two batches sharing records
         # would otherwise deadlock on PostgreSQL, each holding a row the other waits for.
@@ -491,9 +495,7 @@ class RecordService:
             ((n, r) for key, (n, r) in fresh.items() if key not in present),
             key=lambda entry: entry[1].key,
         )
-        owner_id = tx.organisations.id(principal.organisation)
-        assert owner_id is not None
-        ids = tx.bulk.insert_records([r for _, r in new], {principal.organisation: owner_id})
+        ids = tx.bulk.insert_records([r for _, r in new], tx.organisations.ids())
         inserted = {number: record for number, record in new if record.key in ids}
         for key in sorted(key for key, (n, _) in fresh.items() if n not in inserted):
             tx.records.id(key, for_update=True)
@@ -504,7 +506,7 @@ class RecordService:
             if number in inserted:
                 results.append({"urn": inserted[number].urn, "result": "created"})
                 continue
-            try:  # present, repeated in this batch, or inserted meanwhile by another process
+            try:  # present, or inserted meanwhile by another process
                 record, made = self.put_in(tx, principal, text, found, metadata)
             except ConflictError as error:
                 raise _at(error, number, text) from None

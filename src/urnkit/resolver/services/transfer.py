@@ -14,30 +14,21 @@ import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from functools import partial
 from typing import Any
 
 from urnkit.resolver.domain import (
-    InvalidURNError,
-    Location,
     NotFoundError,
     Record,
     ResolverError,
-    Status,
     UnacceptableError,
     carries_identifiers,
-    check_identifiers,
-    check_record,
-    check_resolvable,
     covers,
     normalize_prefix,
-    parse_urn,
-    prefix_of,
 )
-from urnkit.resolver.services.locations import check_locations
 from urnkit.resolver.services.prefetch import cycles_uncollected, made_elsewhere, read_ahead
 from urnkit.resolver.services.records import RecordService, record_successions
+from urnkit.resolver.services.rows import FirstLines, Rules
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import (
     SqliteStagedImport,
@@ -58,21 +49,23 @@ class TransferService:
 
     def import_records(
         self,
-        rows: Iterable[Mapping[str, Any]],
+        rows: Iterable[tuple[int, Mapping[str, Any]]],
         owner: str | None = None,
         batch_size: int = 5_000,
         progress: Callable[[int, int], None] | None = None,
         rejected: Callable[[int, Mapping[str, Any], str], None] | None = None,
     ) -> tuple[int, int]:
         """Import records (``urn``, ``locations``, ``metadata``, optional ``status``,
-        ``successors`` and ``note``) in transactional batches; records already present are
-        skipped, so a rerun after a crash completes the import without duplicates. Each record
-        belongs to ``owner``, or else to the organisation its prefix is delegated to. Returns
-        (imported, skipped).
+        ``successors`` and ``note``), each row with its line (any increasing number), in
+        transactional batches; records already present are skipped, so a rerun after a crash
+        completes the import without duplicates. Rows are checked by the rows' rules
+        (:class:`~urnkit.resolver.services.rows.Rules`, :class:`~.rows.FirstLines`): each
+        record belongs to ``owner``, or else to the holder of its prefix. Returns (imported,
+        skipped).
 
         A row unfit to store raises its refusal before its batch is stored; given ``rejected``,
-        it is handed there instead (its number, counting rows from 1, the row and the reason)
-        once the rest of its batch is stored: ``rejected`` may raise to stop the import.
+        it is handed there instead (its line, the row and the reason) once the rest of its
+        batch is stored: ``rejected`` may raise to stop the import.
 
         >>> from urnkit.resolver.services import Services
         >>> services = Services(Store("sqlite://"))
@@ -81,20 +74,21 @@ class TransferService:
         'Library'
         >>> services.admin.delegate("Library", "fi:lib")
         'fi:lib'
-        >>> rows = [{"urn": "urn:nbn:fi:lib-1", "locations": [{"url": "https://example.org/"}]}]
+        >>> rows = [(1, {"urn": "urn:nbn:fi:lib-1", "locations": [{"url": "https://example.org/"}]})]
         >>> transfer = services.transfer
         >>> transfer.import_records(rows), transfer.import_records(rows)
         ((1, 0), (0, 1))
         """
         with self.store.snapshot() as tx:
             owner_ids = tx.organisations.ids()
-            delegated = [(prefix, name) for prefix, name, _ in tx.organisations.prefixes()]
+            delegated = tuple((prefix, name) for prefix, name, _ in tx.organisations.prefixes())
             base = tx.records.highest_id()
         if owner is not None and owner not in owner_ids:
             raise NotFoundError(f"no organisation is called {owner!r}")
 
         postgresql = self.store.engine.dialect.name == "postgresql"
-        make = partial(_import_batch, owner, delegated, owner_ids, None if postgresql else base)
+        rules = Rules(delegated, owner=owner)
+        make = partial(_import_batch, rules, owner_ids, None if postgresql else base)
 
         def prepared() -> Iterator[_ImportBatch]:
             batches = _batches(rows, batch_size)
@@ -132,10 +126,13 @@ class TransferService:
         """Store ``batches`` (see :meth:`import_records`); (imported, skipped)."""
         imported = skipped = 0
         refusals_held = False
+        seen = FirstLines()
         # The next batch is read and checked while the database stores this one.
         for prepared_batch in read_ahead(batches):
             if refusals_held:  # the last batch's refusals, garbage now, hold cycles
                 gc.collect()
+            # A row repeating one of an earlier batch: stored already, so the store skips it.
+            prepared_batch.rejected.extend(_repeated(seen, prepared_batch))
             refusals_held = bool(prepared_batch.rejected)
             size = prepared_batch.size - len(prepared_batch.rejected)
             if prepared_batch.rejected and rejected is None:
@@ -145,9 +142,9 @@ class TransferService:
             skipped += size - inserted
             if progress is not None:
                 progress(imported, skipped)
-            for number, row, error in prepared_batch.rejected:
+            for line, row, error in sorted(prepared_batch.rejected, key=lambda r: r[0]):
                 assert rejected is not None
-                rejected(number, row, error.detail)
+                rejected(line, row, error.detail)
         return imported, skipped
 
     def _store(self, prepared: _ImportBatch, owner_ids: Mapping[str, int]) -> int:
@@ -239,148 +236,77 @@ def _csv_line(cells: Sequence[str]) -> str:
 class _ImportBatch:
     """A batch of import rows made ready for the database: ``size`` rows, the keys of its
     records that name successors and of those that carry other identifiers, the rows refused,
-    with their numbers and reasons, and the records staged for the database."""
+    with their lines and reasons, the line, :func:`~.rows.key_digest` and URN of each row
+    kept, and the records staged for the database."""
 
     size: int
     succeeding: list[str]
     identified: list[str]
     rejected: list[tuple[int, Mapping[str, Any], ResolverError]]
+    kept: list[tuple[int, int, str]]
     staged: StagedImport | SqliteStagedImport
 
 
 def _import_batch(
-    owner: str | None,
-    delegated: Sequence[tuple[str, str]],
+    rules: Rules,
     owner_ids: Mapping[str, int],
     base: int | None,
-    numbered: tuple[int, Sequence[Mapping[str, Any]]],
+    batch: Sequence[tuple[int, Mapping[str, Any]]],
 ) -> _ImportBatch:
-    """Import rows made ready for the database (see :meth:`TransferService.import_records`):
-    staged for PostgreSQL if ``base`` is None, else for SQLite, each record's id ``base`` plus
-    its row's number; ``numbered`` is the number of the batch's first row and its rows."""
-    first, batch = numbered
+    """Import rows (with their lines) made ready for the database (see
+    :meth:`TransferService.import_records`): staged for PostgreSQL if ``base`` is None, else
+    for SQLite, each record's id ``base`` plus its row's line."""
     records: dict[str, tuple[int, Record]] = {}
     rejected = []
     moment = now()  # the batch's records are created together
-    holders: dict[str, str] = {}  # of each prefix seen, when no owner is named
-    for number, row in enumerate(batch, first):
+    holders: dict[str, str] = {}  # of each prefix seen
+    seen = FirstLines()
+    for line, row in batch:
         try:
-            record = _imported_record(row, owner, delegated, holders, moment)
+            record = rules.record(row, moment, holders)
+            seen.check(record.key, line)
         except ResolverError as error:
-            rejected.append((number, row, error))
+            rejected.append((line, row, error))
             continue
-        records.setdefault(record.key, (number, record))
+        records[record.key] = (line, record)
     fresh = [r for _, r in records.values()]
+    records_by_line = {line: r.urn for line, r in records.values()}
     succeeding = [r.key for r in fresh if r.successors]
     identified = [r.key for r in fresh if carries_identifiers(r.metadata)]
+    kept = [(line, digest, records_by_line[line]) for digest, line in seen.lines.items()]
     # Staged here, outside the transaction (see BulkImport.import_staged).
     staged: StagedImport | SqliteStagedImport
     if base is None:
         staged = stage_import(fresh, owner_ids, [record_json(r) for r in fresh])
     else:
         staged = stage_sqlite_import([(base + n, r) for n, r in records.values()], owner_ids)
-    return _ImportBatch(len(batch), succeeding, identified, rejected, staged)
+    return _ImportBatch(len(batch), succeeding, identified, rejected, kept, staged)
 
 
 _SENDER_FAILED = "the rows failed"  # the sender's word to the child and back
 
 
 def _batches(
-    rows: Iterable[Mapping[str, Any]], size: int
-) -> Iterator[tuple[int, list[Mapping[str, Any]]]]:
-    """The rows in batches of ``size``, each with the number of its first row (from 1)."""
-    first = 1
-    batch: list[Mapping[str, Any]] = []
+    rows: Iterable[tuple[int, Mapping[str, Any]]], size: int
+) -> Iterator[list[tuple[int, Mapping[str, Any]]]]:
+    """The rows (with their lines) in batches of ``size``."""
+    batch: list[tuple[int, Mapping[str, Any]]] = []
     for row in rows:
         batch.append(row)
         if len(batch) == size:
-            yield first, batch
-            first, batch = first + size, []
+            yield batch
+            batch = []
     if batch:
-        yield first, batch
+        yield batch
 
 
-def _imported_record(
-    row: Mapping[str, Any],
-    owner: str | None,
-    delegated: Sequence[tuple[str, str]],
-    holders: dict[str, str],
-    moment: datetime,
-) -> Record:
-    """A record from an import row, created at ``moment`` and owned by ``owner`` or by the
-    holder of the longest delegated prefix covering it (kept by prefix in ``holders``);
-    :class:`UnacceptableError` naming the URN when it is unfit."""
-    text = str(row.get("urn", ""))
-    check_record(row)
-    try:
-        urn = parse_urn(text)
-    except InvalidURNError as error:
-        error.detail = f"{text!r} is not a URN: {error.extensions['explanation']}"
-        raise
-    check_resolvable(urn.assigned_name)
-    status: Status = row.get("status") or "active"
-    if status not in ("reserved", "active", "deactivated"):
-        raise UnacceptableError(f"{text}: unknown status {status!r}")
-    given = row_locations(row, text)
-    if not isinstance(row.get("metadata") or {}, Mapping):
-        raise UnacceptableError(f"{text}: 'metadata' must be an object")
-    if any(loc.restricted_to is not None for loc in given):
-        raise UnacceptableError(
-            f"{text}: a location restricted to a network is not imported (its network must be "
-            "checked against its holder's): register it through the API"
-        )
-    try:
-        check_identifiers(row.get("metadata") or {})
-    except UnacceptableError as error:
-        error.detail = f"{text}: {error.detail}"
-        raise
-    try:
-        found = check_locations(given)
-    except UnacceptableError as error:
-        raise UnacceptableError(f"{text}: {error.detail}") from None
-    prefix = prefix_of(urn)
-    if owner is None:
-        owner = holders.get(prefix) or _holder(delegated, prefix, text)
-        holders[prefix] = owner
-    return Record(
-        urn=urn.assigned_name,
-        key=urn.equivalence_key(),
-        prefix=prefix,
-        status=status,
-        owner=owner,
-        created=moment,
-        updated=moment,
-        locations=found,
-        metadata=dict(row.get("metadata") or {}),
-        successors=tuple(row.get("successors") or ()),
-        note=row.get("note") or None,
-    )
-
-
-def _holder(delegated: Sequence[tuple[str, str]], prefix: str, text: str) -> str:
-    """The holder of the longest of ``delegated`` covering ``prefix``, the URN ``text``'s;
-    :class:`UnacceptableError` if none does."""
-    holders = [(p, name) for p, name in delegated if covers(p, prefix)]
-    if not holders:
-        raise UnacceptableError(
-            f"{text}: its prefix {prefix!r} is delegated to no organisation (name --owner)"
-        )
-    return max(holders)[1]
-
-
-def row_locations(row: Mapping[str, Any], text: str) -> list[Location]:
-    """The locations of an import row (its ``locations``, a list of objects), unchecked;
-    :class:`UnacceptableError` naming the URN ``text`` when they are no such list.
-
-    >>> row_locations({"locations": [{"url": "https://example.org/", "size": 1}]}, "urn:x:y")
-    Traceback (most recent call last):
-    ...
-    urnkit.resolver.domain.UnacceptableError: urn:x:y: a location has Location.__init__() got an unexpected keyword argument 'size'
-    """  # noqa: E501
-    given = row.get("locations") or []
-    if not isinstance(given, list) or not all(isinstance(loc, Mapping) for loc in given):
-        raise UnacceptableError(f"{text}: 'locations' must be a list of objects")
-    try:
-        return [Location(**loc) for loc in given]
-    except TypeError as error:
-        raise UnacceptableError(f"{text}: a location has {error}") from None
+def _repeated(
+    seen: FirstLines, batch: _ImportBatch
+) -> Iterator[tuple[int, Mapping[str, Any], ResolverError]]:
+    """The rows of ``batch`` that repeat the URN of a row of an earlier batch (``seen``),
+    refused; the others noted in ``seen``."""
+    for line, digest, urn in batch.kept:
+        try:
+            seen.check_digest(digest, line)
+        except ResolverError as error:
+            yield line, {"urn": urn}, error

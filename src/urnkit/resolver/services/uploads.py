@@ -1,12 +1,15 @@
 """A registrant's upload of records (a CSV or NDJSON file, as ``urnkit import`` reads it):
 previewed row by row without writing anything, then committed as previewed.
 
-Each row is written as the API writes it (:meth:`RecordService.put_in`, then
-:meth:`RecordService.deactivate_in` for a row whose ``status`` is ``deactivated``), the same
-rules checked and the same history entries naming the principal; the preview does so in a
-transaction that is rolled back (:meth:`Store.rehearsal`), each row in a savepoint of its
-own. A row refused says its line and the field it concerns (``extensions["row"]`` and
-``["field"]``); its findings are those of :func:`urnkit.validate`.
+Every row is checked by the rows' rules (:class:`~urnkit.resolver.services.rows.Rules`,
+:class:`~urnkit.resolver.services.rows.FirstLines`), those of ``urnkit import``: the preview
+reads the records the file names in a read-only snapshot, a few statements for the whole
+file, and writes nothing, so it holds no lock. A row naming a URN registered already is
+``present`` (left as it is, as an import skips it) unless ``change_existing``. The commit
+writes the rows as the API writes them (:meth:`RecordService.put_in`, then
+:meth:`RecordService.deactivate_in` for a row whose ``status`` is ``deactivated``), with the
+history entries naming the principal. A row refused says its line and the field it concerns
+(``extensions["row"]`` and ``["field"]``); its findings are those of :func:`urnkit.validate`.
 
 >>> from urnkit.resolver.services import Services
 >>> services = Services(Store("sqlite://"))
@@ -32,13 +35,12 @@ import hashlib
 import io
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from urnkit import validate
 from urnkit.findings import Finding
 from urnkit.resolver.domain import (
-    STATUSES,
     ConflictError,
     Difference,
     ForbiddenError,
@@ -46,32 +48,29 @@ from urnkit.resolver.domain import (
     Record,
     ResolverError,
     UnacceptableError,
-    check_identifiers,
-    check_json,
-    check_urn_length,
     differences,
     parse_urn,
 )
 from urnkit.resolver.domain.changes import EMPTY
-from urnkit.resolver.services.locations import check_locations
-from urnkit.resolver.services.records import MAX_BATCH, RecordService
-from urnkit.resolver.services.rows import csv_rows, ndjson_rows
+from urnkit.resolver.services.locations import held_as_stored
+from urnkit.resolver.services.records import MAX_BATCH, MAX_NOTE, MAX_SUCCESSORS, RecordService
+from urnkit.resolver.services.rows import FirstLines, Rules, csv_rows, ndjson_rows, row_locations
 from urnkit.resolver.services.shapes import record_json
-from urnkit.resolver.services.transfer import row_locations
-from urnkit.resolver.store import Store, Transaction
+from urnkit.resolver.store import Store, Transaction, now
 
 MAX_UPLOAD_BYTES = 10 * 2**20  # the largest file taken at once
 MAX_UPLOAD_ROWS = MAX_BATCH  # rows of one file: its commit is one transaction, as a batch's
 
 FileFormat = Literal["csv", "ndjson"]
-Outcome = Literal["created", "replaced", "deactivated", "unchanged", "refused"]
+Outcome = Literal["created", "replaced", "deactivated", "unchanged", "present", "refused"]
 
 
 @dataclass(frozen=True, slots=True)
 class RowPreview:
     """What a row of the file does: ``outcome``, its ``differences`` from the record as
-    stored (all of it when created), or the ``refusal`` (whose ``extensions`` name the
-    ``row`` and the ``field``); the :func:`urnkit.validate` ``findings`` of its URN as given."""
+    stored (all of it when created; for a ``present`` one, what it would change), or the
+    ``refusal`` (whose ``extensions`` name the ``row`` and the ``field``); the
+    :func:`urnkit.validate` ``findings`` of its URN as given."""
 
     line: int
     urn: str
@@ -96,8 +95,10 @@ class UploadPreview:
 
     @property
     def accepted(self) -> tuple[RowPreview, ...]:
-        """The rows a commit writes: neither refused nor unchanged."""
-        return tuple(row for row in self.rows if row.outcome not in ("refused", "unchanged"))
+        """The rows a commit writes: neither refused, unchanged nor present."""
+        return tuple(
+            row for row in self.rows if row.outcome not in ("refused", "unchanged", "present")
+        )
 
 
 class UploadService:
@@ -115,11 +116,11 @@ class UploadService:
         *,
         change_existing: bool = False,
     ) -> UploadPreview:
-        """What each row of ``data`` would do, nothing written. A row that would change a
-        record already stored is refused unless ``change_existing``."""
+        """What each row of ``data`` would do, nothing written, read in one snapshot. A row
+        that would change a record already stored is ``present`` unless ``change_existing``."""
         rows = _read(data, kind)
-        with self.store.rehearsal() as tx:
-            found = self._rows(tx, principal, rows, change_existing)
+        with self.store.snapshot() as tx:
+            found = _previewed(tx, principal, rows, change_existing)
         return UploadPreview(found, _digest(principal, data, kind, change_existing, found))
 
     def commit(
@@ -134,149 +135,156 @@ class UploadService:
         """Write the rows :meth:`preview` accepted, in one transaction; the rows written.
         :class:`ConflictError` (nothing written) when the file, or what its rows would do,
         is not what the preview of ``digest`` showed."""
-        rows = _read(data, kind)
+        rows = dict(_read(data, kind))
         with self.store.transaction() as tx:
-            found = self._rows(tx, principal, rows, change_existing)
+            found = _previewed(tx, principal, list(rows.items()), change_existing)
             if _digest(principal, data, kind, change_existing, found) != digest:
                 raise ConflictError(
                     "the file, or what its rows would do, changed since its preview: "
                     "preview it again",
                     field="file",
                 )
-        return UploadPreview(UploadPreview(found, digest).accepted, digest)
+            accepted = UploadPreview(found, digest).accepted
+            for previewed in accepted:
+                row = rows[previewed.line]
+                assert not isinstance(row, ResolverError)
+                self._write(tx, principal, previewed, row)
+        return UploadPreview(accepted, digest)
 
-    def _rows(
-        self,
-        tx: Transaction,
-        principal: Principal,
-        rows: Sequence[tuple[int, Mapping[str, Any] | ResolverError]],
-        change_existing: bool,
-    ) -> tuple[RowPreview, ...]:
-        """Each row written in a savepoint of ``tx``, kept when accepted."""
-        seen: dict[str, int] = {}
-        found = []
-        for line, row in rows:
-            text = "" if isinstance(row, ResolverError) else str(row.get("urn") or "")
-            findings = tuple(validate(text)) if text else ()
+    def _write(
+        self, tx: Transaction, principal: Principal, previewed: RowPreview, row: Mapping[str, Any]
+    ) -> None:
+        """Write one accepted row in ``tx`` as the API does."""
+        try:
+            found, metadata = row_locations(row), row.get("metadata") or {}
+            self.records.put_in(tx, principal, previewed.urn, found, metadata)
+            if row.get("status") == "deactivated":
+                note, successors = row.get("note") or None, row.get("successors") or []
+                self.records.deactivate_in(tx, principal, previewed.urn, note, successors)
+        except ResolverError as error:  # the preview said otherwise: the store changed
+            _in_row(error, previewed.line, previewed.urn)
+            raise ConflictError(f"{error.detail}: preview the file again", field="file") from None
+
+
+def _previewed(
+    tx: Transaction,
+    principal: Principal,
+    rows: Sequence[tuple[int, Mapping[str, Any] | ResolverError]],
+    change_existing: bool,
+) -> tuple[RowPreview, ...]:
+    """What each row does, read in ``tx`` (nothing written): each checked by the rows'
+    rules, then the records the file names read in a few statements."""
+    rules = Rules(tuple((p, name) for p, name, _ in tx.organisations.prefixes()), principal)
+    moment, seen = now(), FirstLines()
+    holders: dict[str, str] = {}
+    checked: list[tuple[int, str, Record | ResolverError]] = []
+    for line, row in rows:
+        text = "" if isinstance(row, ResolverError) else str(row.get("urn") or "")
+        try:
             if isinstance(row, ResolverError):
-                found.append(RowPreview(line, text, findings, "refused", refusal=row))
-                continue
-            savepoint = tx.connection.begin_nested()
-            try:
-                outcome, changed = self._row(tx, principal, line, row, seen, change_existing)
-            except ResolverError as error:
-                savepoint.rollback()
-                _in_row(error, line, text)
-                found.append(RowPreview(line, text, findings, "refused", refusal=error))
-                continue
-            if outcome == "unchanged":
-                savepoint.rollback()  # no history entry for nothing
-            else:
-                savepoint.commit()
-            found.append(RowPreview(line, text, findings, outcome, tuple(changed)))
-        return tuple(found)
-
-    def _row(
-        self,
-        tx: Transaction,
-        principal: Principal,
-        line: int,
-        row: Mapping[str, Any],
-        seen: dict[str, int],
-        change_existing: bool,
-    ) -> tuple[Outcome, list[Difference]]:
-        """Write one row in ``tx``: what it did, and what changed."""
-        text, status, metadata, found, successors = _fields(row)
-        key = parse_urn(text).equivalence_key()
-        if key in seen:
-            raise UnacceptableError(f"line {seen[key]} has this URN already", field="urn")
-        seen[key] = line
-        current = tx.records.get(key)
-        before = EMPTY if current is None else record_json(current)
-        if status == "reserved":
-            if current is None or current.status != "reserved" or found or metadata:
-                raise ConflictError(
-                    "a file does not reserve URNs, nor set a record back to reserved: "
-                    "reserve new URNs by generating them",
-                    field="status",
-                )
-            return "unchanged", []
-        if current is None or current.status != "deactivated" or found or metadata:
-            self.records.put_in(tx, principal, text, found, metadata)
-        if status == "deactivated":
-            note = row.get("note") or None
-            self.records.deactivate_in(tx, principal, text, note, successors)
-        after = tx.records.get(key)
-        assert after is not None
-        changed = differences(before, record_json(after))
-        if current is not None and changed and not change_existing:
-            raise ConflictError(
-                f"{current.urn} is registered already, and this row would change it",
-                field="urn",
-            )
-        return _outcome(current, after, changed), changed
+                raise row
+            record = rules.record(row, moment, holders)
+            _check_deactivation(record)
+            seen.check(record.key, line)
+        except ResolverError as error:
+            _in_row(error, line, text)
+            checked.append((line, text, error))
+            continue
+        checked.append((line, text, record))
+    stored = tx.bulk.registered([r.key for _, _, r in checked if isinstance(r, Record)])
+    found = []
+    for line, text, made in checked:
+        findings = tuple(validate(text)) if text else ()
+        if isinstance(made, ResolverError):
+            found.append(RowPreview(line, text, findings, "refused", refusal=made))
+            continue
+        try:
+            outcome, changed = _outcome(stored.get(made.key), made, change_existing)
+        except ResolverError as error:
+            _in_row(error, line, text)
+            found.append(RowPreview(line, text, findings, "refused", refusal=error))
+            continue
+        found.append(RowPreview(line, text, findings, outcome, changed))
+    return tuple(found)
 
 
-def _outcome(current: Record | None, after: Record, changed: Sequence[Difference]) -> Outcome:
-    """What writing a row did to the record ``current`` (None: there was none)."""
-    if current is None:
-        return "deactivated" if after.status == "deactivated" else "created"
-    if not changed:
-        return "unchanged"
-    if after.status == "deactivated" and current.status != "deactivated":
-        return "deactivated"
-    return "replaced"
-
-
-def _fields(row: Mapping[str, Any]) -> tuple[str, str, Mapping[str, Any], list[Any], list[str]]:
-    """A row's URN, status, metadata, locations and successors, each checked as the API
-    checks it; a refusal names the row's ``field`` (``locations``, not a location's ``url``)."""
-    text = str(row.get("urn") or "")
-    field = "urn"
+def _check_deactivation(record: Record) -> None:
+    """A registrant's deactivation names URNs as its successors and a note within the API's
+    bounds (:meth:`RecordService.deactivate_in`); an import keeps what the file says."""
+    if record.status != "deactivated":
+        return
     try:
-        check_urn_length(text)
-        parse_urn(text)
-        field = "status"
-        status = row.get("status") or "active"
-        if status not in STATUSES:
-            raise UnacceptableError(f"unknown status {status!r} (one of {', '.join(STATUSES)})")
-        field = "metadata"
-        metadata = row.get("metadata") or {}
-        if not isinstance(metadata, Mapping):
-            raise UnacceptableError("'metadata' must be an object")
-        check_json(metadata, ("metadata",))
-        check_identifiers(metadata)
-        field = "locations"
-        found = row_locations(row, text)
-        check_locations(found)
-        field = "successors"
-        successors = row.get("successors") or []
-        if not isinstance(successors, list) or not all(isinstance(s, str) for s in successors):
-            raise UnacceptableError("'successors' must be a list of URNs")
-        for successor in successors:
+        if len(record.note or "") > MAX_NOTE:
+            raise UnacceptableError(f"a note is at most {MAX_NOTE} characters", field="note")
+        if len(record.successors) > MAX_SUCCESSORS:
+            raise UnacceptableError(f"at most {MAX_SUCCESSORS} successors are named")
+        for successor in record.successors:
             parse_urn(successor)
-        field = "note"
-        if not isinstance(row.get("note") or "", str):
-            raise UnacceptableError("'note' must be text")
     except ResolverError as error:
-        error.extensions["field"] = field
+        error.extensions.setdefault("field", "successors")
         raise
-    return text, status, metadata, found, successors
+
+
+def _outcome(
+    current: Record | None, record: Record, change_existing: bool
+) -> tuple[Outcome, tuple[Difference, ...]]:
+    """What a row making ``record`` does to the record stored (``current``, None: none), and
+    what it changes; :class:`ConflictError` when it cannot."""
+    if current is None:
+        if record.status == "reserved":
+            raise ConflictError(
+                "a file does not reserve URNs: reserve new URNs by generating them",
+                field="status",
+            )
+        created = differences(EMPTY, record_json(record))
+        return ("deactivated" if record.status == "deactivated" else "created"), tuple(created)
+    changed = tuple(differences(record_json(current), record_json(_written(current, record))))
+    if not change_existing:
+        return "present", changed
+    if record.status == "reserved" and (current.status != "reserved" or changed):
+        raise ConflictError(
+            "a file does not reserve URNs, nor set a record back to reserved: "
+            "reserve new URNs by generating them",
+            field="status",
+        )
+    if changed and current.status == "deactivated":
+        raise ConflictError(
+            f"{current.urn} is deactivated; a deactivated URN is not written again",
+            field="status",
+        )
+    if not changed:
+        return "unchanged", changed
+    if record.status == "deactivated" and current.status != "deactivated":
+        return "deactivated", changed
+    return "replaced", changed
+
+
+def _written(current: Record, record: Record) -> Record:
+    """The record ``current`` as a row making ``record`` would write it (see
+    :meth:`UploadService._write`)."""
+    if current.status == "deactivated" and not (record.locations or record.metadata):
+        found = current.locations  # only the deactivation is written again
+    else:
+        found = held_as_stored(current.locations, record.locations, current.owner)
+    status = current.status if record.status == "reserved" else record.status
+    after = replace(current, status=status, locations=found, metadata=record.metadata)
+    if status == "deactivated":
+        after = replace(after, note=record.note, successors=record.successors)
+    return after
 
 
 def _in_row(error: ResolverError, line: int, text: str) -> None:
-    """``error``, saying it concerns the row on ``line`` and (when the write told no field)
-    the field its type concerns: the URN for a refusal of the principal, the status for a
+    """``error``, saying it concerns the row on ``line`` and (when it told no field) the
+    field its type concerns: the URN for a refusal of the principal, the status for a
     conflict with the record as stored."""
     if isinstance(error, ConflictError):
         error.extensions.setdefault("field", "status")
     elif isinstance(error, ForbiddenError):
         error.extensions.setdefault("field", "urn")
-    elif error.detail.startswith("location"):
-        error.extensions.setdefault("field", "locations")
     error.extensions.setdefault("field", None)
     error.extensions["row"] = line
-    error.detail = f"line {line} ({text or 'no URN'}): {error.detail}"
+    if not error.detail.startswith(f"line {line}"):
+        error.detail = f"line {line} ({text or 'no URN'}): {error.detail}"
 
 
 def _read(

@@ -23,7 +23,7 @@ from urnkit.resolver.store.queries.links import (
     restricted_targets,
     url_hash,
 )
-from urnkit.resolver.store.queries.records import Records
+from urnkit.resolver.store.queries.records import Records, records_where
 from urnkit.resolver.store.tables import locations, records, unix_microseconds
 
 # PostgreSQL imports (BulkImport.import_staged): each record's document (the record whole, as
@@ -283,6 +283,14 @@ class BulkImport(Queries):
         for condition in one_of(records.c.equivalence_key, keys, self.dialect):
             query = sa.select(records.c.equivalence_key).where(condition)
             found.update(self.connection.scalars(query))
+        return found
+
+    def registered(self, keys: Sequence[str]) -> dict[str, Record]:
+        """The records of those of ``keys`` that are registered, by key: a few statements
+        for any number of keys."""
+        found: dict[str, Record] = {}
+        for condition in one_of(records.c.equivalence_key, keys, self.dialect):
+            found.update((r.key, r) for _, r in records_where(self.connection, condition))
         return found
 
     def insert_records(
