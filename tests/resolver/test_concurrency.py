@@ -20,7 +20,7 @@ import pytest
 import sqlalchemy as sa
 from resolver_support import DATABASES, Resolver, Server, fresh_database, set_up_resolver
 
-from urnkit.resolver.store import history, idempotency_keys, records
+from urnkit.resolver.store import history, idempotency_keys, locations, records
 
 REQUESTS = 100
 RANDOM_URN = re.compile(r"urn:nbn:fi:other-[0-9a-hjkmnp-tv-z]{10}[0-9a-z]")
@@ -233,16 +233,42 @@ def test_same_idempotency_key_from_two_servers_at_once_has_one_effect(
     cluster.assert_no_errors_logged()
 
 
+def final_writers(database_url: str, urns: Sequence[str]) -> set[tuple[int, str]]:
+    """The (``metadata.batch``, location URL) each of ``urns`` holds now, as a set."""
+    engine = sa.create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(
+                sa.select(records.c.metadata, locations.c.url)
+                .join(locations, locations.c.record_id == records.c.id)
+                .where(records.c.urn.in_(urns))
+            ).all()
+    finally:
+        engine.dispose()
+    assert len(rows) == len(urns)
+    return {(metadata["batch"], url.rpartition("#")[2]) for metadata, url in rows}
+
+
 def test_batches_sharing_records_in_opposite_orders_do_not_deadlock(
     cluster: Cluster, unique: str
 ) -> None:
     """Six batches of the same 100 URNs, every other one in reverse order, at once across both
     servers, twice (creating the records, then replacing them): every batch succeeds (no
     deadlock between two transactions locking the same rows in opposite orders), each record
-    is created by one batch only and has one history entry per batch."""
+    is created by one batch only and has one history entry per batch, and the records end as
+    some serial order of the batches leaves them: all as the last batch wrote them."""
     urns = [f"urn:nbn:fi:test-o{unique}{n}" for n in range(100)]
-    items = [{"urn": urn, "locations": [{"url": f"https://example.org/{urn}"}]} for urn in urns]
-    bodies = [{"records": items}, {"records": items[::-1]}] * 3
+    bodies = []
+    for batch in range(6):
+        items = [
+            {
+                "urn": urn,
+                "locations": [{"url": f"https://example.org/{urn}#{batch}"}],
+                "metadata": {"batch": batch},
+            }
+            for urn in urns
+        ]
+        bodies.append({"records": items if batch % 2 == 0 else items[::-1]})
     requests = [(url, {"json": body}) for url, body in zip(cluster.urls(6), bodies, strict=True)]
     token = cluster.servers[0].registrant_token
     for creating in (True, False):
@@ -253,5 +279,7 @@ def test_batches_sharing_records_in_opposite_orders_do_not_deadlock(
             for result in answer.json()["results"]:
                 created[result["urn"]] += result["result"] == "created"
         assert set(created.values()) == {1 if creating else 0}
+        [(last, url_batch)] = final_writers(cluster.database_url, urns)
+        assert url_batch == str(last)
     assert stored(cluster.database_url, urns) == (100, 100 * 12)
     cluster.assert_no_errors_logged()

@@ -7,9 +7,8 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import Any, TypeVar
-
-import sqlalchemy as sa
 
 from urnkit.resolver.domain import (
     Change,
@@ -247,16 +246,7 @@ class RecordService:
                 f"{current.urn} is registered already ({current.status}, not reserved)",
                 field="urn",
             )
-        if current.status == "deactivated":
-            raise ConflictError(
-                f"{current.urn} is deactivated; a deactivated URN is not written again",
-                successors=list(current.successors),
-            )
-        held = held_as_stored(current.locations, found, current.owner)
-        check_restrictions(tx, current.owner, held)
-        record = replace(
-            current, status="active", locations=held, metadata=dict(metadata), updated=moment
-        )
+        record = replaced(tx, current, found, metadata, moment)
         tx.records.update(record_id, record, record_json(current), "replaced", actor_of(principal))
         return record, False
 
@@ -427,27 +417,30 @@ class RecordService:
                 sort_keys=True,
             ).encode()
         ).hexdigest()
-        if idempotency_key is not None:
-            stored = _stored_response(self.store, principal, idempotency_key, request_hash)
+        if idempotency_key is not None:  # answered already: no write transaction needed
+            with self.store.snapshot() as tx:
+                stored = _remembered(tx, principal, idempotency_key, request_hash)
             if stored is not None:
                 return stored
-        try:
-            with self.store.transaction() as tx:
-                results = self._batch(tx, principal, items)
-                body: dict[str, Any] = {"count": len(results), "results": results}
-                if idempotency_key is not None:
-                    owner_id = tx.organisations.id(principal.organisation)
-                    assert owner_id is not None
-                    tx.records.remember_response(owner_id, idempotency_key, request_hash, 200, body)
-                return 200, body
-        except sa.exc.IntegrityError:
-            if idempotency_key is None:
-                raise
-            # The same key was committed by a concurrent retry: answer as it did.
-            stored = _stored_response(self.store, principal, idempotency_key, request_hash)
-            if stored is None:
-                raise
-            return stored
+
+        def answer(tx: Transaction) -> tuple[int, dict[str, Any]]:
+            owner_id = tx.organisations.id(principal.organisation)
+            assert owner_id is not None
+            # The key is claimed before anything is written: a request with the same key still
+            # being written is waited for here, and then answered as it was.
+            if idempotency_key is not None and not tx.records.claim_response(
+                owner_id, idempotency_key, request_hash
+            ):
+                stored = _remembered(tx, principal, idempotency_key, request_hash)
+                assert stored is not None
+                return stored
+            results = self._batch(tx, principal, items)
+            body: dict[str, Any] = {"count": len(results), "results": results}
+            if idempotency_key is not None:
+                tx.records.remember_response(owner_id, idempotency_key, 200, body)
+            return 200, body
+
+        return self.store.retried(answer)
 
     def _batch(
         self,
@@ -455,8 +448,9 @@ class RecordService:
         principal: Principal,
         items: Sequence[tuple[str, Sequence[Location], Mapping[str, Any]]],
     ) -> list[dict[str, str]]:
-        """Write a batch in ``tx``: new records in one bulk insert, present ones as :meth:`put`
-        does; a URN repeated refuses it (:class:`~.rows.FirstLines`). Results in order."""
+        """Write a batch in ``tx``: records new to the database in one bulk insert, those present
+        replaced together; a URN repeated refuses it (:class:`~.rows.FirstLines`). Results in
+        order."""
         fresh: dict[str, tuple[int, Record]] = {}
         owners: dict[str, str] = {}  # of each prefix
         seen = FirstLines("record")
@@ -488,30 +482,67 @@ class RecordService:
             except (InvalidURNError, UnacceptableError, ForbiddenError) as error:
                 raise _at(error, number, text) from None
             fresh[record.key] = (number, record)
-        present = tx.bulk.present_keys(list(fresh))
-        # Rows are inserted, then locked, in one order (by key): two batches sharing records
-        # would otherwise deadlock on PostgreSQL, each holding a row the other waits for.
-        new = sorted(
-            ((n, r) for key, (n, r) in fresh.items() if key not in present),
-            key=lambda entry: entry[1].key,
-        )
-        ids = tx.bulk.insert_records([r for _, r in new], tx.organisations.ids())
-        inserted = {number: record for number, record in new if record.key in ids}
-        for key in sorted(key for key, (n, _) in fresh.items() if n not in inserted):
-            tx.records.id(key, for_update=True)
+        # Every record is claimed, inserted if new or else locked, in one pass in one order
+        # (by key), as every batch claims them: two batches sharing records would otherwise
+        # deadlock on PostgreSQL, each holding a row the other waits for.
+        claimed = sorted(fresh.values(), key=lambda entry: entry[1].key)
+        ids = tx.bulk.insert_records([r for _, r in claimed], tx.organisations.ids())
         actor = actor_of(principal)
-        tx.records.append_history([(ids[r.key], "created", actor) for r in inserted.values()])
-        results = []
-        for number, (text, found, metadata) in enumerate(items):
-            if number in inserted:
-                results.append({"urn": inserted[number].urn, "result": "created"})
-                continue
-            try:  # present, or inserted meanwhile by another process
-                record, made = self.put_in(tx, principal, text, found, metadata)
-            except ConflictError as error:
-                raise _at(error, number, text) from None
-            results.append({"urn": record.urn, "result": "created" if made else "replaced"})
-        return results
+        tx.records.append_history(
+            [(ids[r.key], "created", actor) for _, r in claimed if r.key in ids]
+        )
+        done = {number: (r.urn, "created") for number, r in claimed if r.key in ids}
+        present = [(number, r.key) for number, r in claimed if r.key not in ids]
+        done |= _replace_present(tx, items, present, moment, actor)
+        return [{"urn": done[n][0], "result": done[n][1]} for n in range(len(items))]
+
+
+def _replace_present(
+    tx: Transaction,
+    items: Sequence[tuple[str, Sequence[Location], Mapping[str, Any]]],
+    present: Sequence[tuple[int, str]],
+    moment: datetime,
+    actor: str,
+) -> dict[int, tuple[str, str]]:
+    """Replace the records present (registered, or inserted meanwhile by another process) of a
+    batch's ``items``, each given as (its number, its key), in a few statements, as a PUT
+    replaces one; each one's URN and result by number."""
+    current = tx.records.by_keys([key for _, key in present])
+    changed: list[tuple[int, Record, dict[str, Any]]] = []
+    done = {}
+    for number, key in present:
+        record_id, was = current[key]
+        text, found, metadata = items[number]
+        try:
+            record = replaced(tx, was, found, metadata, moment)
+        except (UnacceptableError, ConflictError) as error:
+            raise _at(error, number, text) from None
+        changed.append((record_id, record, record_json(was)))
+        done[number] = (record.urn, "replaced")
+    tx.records.update_many(changed, "replaced", actor)
+    return done
+
+
+def replaced(
+    tx: Transaction,
+    current: Record,
+    found: Sequence[Location],
+    metadata: Mapping[str, Any],
+    moment: datetime,
+) -> Record:
+    """``current`` active with the locations ``found`` (checked, each held as stored) and
+    ``metadata``, updated at ``moment``: what a PUT makes of a registered record.
+    :class:`ConflictError` if it is deactivated."""
+    if current.status == "deactivated":
+        raise ConflictError(
+            f"{current.urn} is deactivated; a deactivated URN is not written again",
+            successors=list(current.successors),
+        )
+    held = held_as_stored(current.locations, found, current.owner)
+    check_restrictions(tx, current.owner, held)
+    return replace(
+        current, status="active", locations=held, metadata=dict(metadata), updated=moment
+    )
 
 
 def record_successions(tx: Transaction, keys: Sequence[str]) -> None:
@@ -529,13 +560,14 @@ def record_successions(tx: Transaction, keys: Sequence[str]) -> None:
     tx.successions.replace(found)
 
 
-def _stored_response(
-    store: Store, principal: Principal, idempotency_key: str, request_hash: str
+def _remembered(
+    tx: Transaction, principal: Principal, idempotency_key: str, request_hash: str
 ) -> tuple[int, dict[str, Any]] | None:
-    with store.snapshot() as tx:
-        owner_id = tx.organisations.id(principal.organisation)
-        assert owner_id is not None
-        stored = tx.records.idempotent_response(owner_id, idempotency_key)
+    """The answer stored for ``principal``'s organisation's ``idempotency_key``, if any;
+    :class:`ConflictError` when the key was used for another request."""
+    owner_id = tx.organisations.id(principal.organisation)
+    assert owner_id is not None
+    stored = tx.records.idempotent_response(owner_id, idempotency_key)
     if stored is None:
         return None
     if stored[0] != request_hash:

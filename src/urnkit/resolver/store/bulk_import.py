@@ -297,12 +297,22 @@ class BulkImport(Queries):
         self, batch: Sequence[Record], owner_ids: Mapping[str, int]
     ) -> dict[str, int]:
         """Insert the records whose keys are free, each owned by the organisation its ``owner``
-        names in ``owner_ids``, with their locations and other identifiers; their ids by key."""
+        names in ``owner_ids``, with their locations and other identifiers; their ids by key.
+
+        The records whose keys are taken are locked instead (on PostgreSQL; SQLite has one
+        writer), in the same pass: each key is claimed in the order of ``batch``, inserted or
+        locked, and a key another transaction is inserting is waited for. Two batches giving
+        their records in one order (by key) thus never hold rows the other waits for."""
         if not batch:
             return {}
+        insert = self._insert(records)
         statement = (
-            self._insert(records)
-            .on_conflict_do_nothing()
+            # A conflict locks the row it meets (FOR UPDATE), and updates nothing: WHERE false.
+            insert.on_conflict_do_update(
+                index_elements=[records.c.equivalence_key],
+                set_={"equivalence_key": insert.excluded.equivalence_key},
+                where=sa.false(),
+            )
             .returning(records.c.id, records.c.equivalence_key)
             # INSERT … VALUES of 100 rows, not SQLAlchemy's 1,000: PostgreSQL plans the smaller
             # statements faster per row (benchmarks/resolve_bench.py); SQLite does not mind.

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import logging
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
-from typing import Literal
+from typing import Final, Literal, TypeVar
 
+import sqlalchemy as sa
 from sqlalchemy.pool import StaticPool
 
+from urnkit.resolver.domain import ConflictError
 from urnkit.resolver.store import locks, schema
 from urnkit.resolver.store.engine import DEFAULT_DATABASE_URL, create_engine
 from urnkit.resolver.store.fast_lookup import (
@@ -21,6 +24,14 @@ from urnkit.resolver.store.fast_lookup import (
 )
 from urnkit.resolver.store.outages import Outages
 from urnkit.resolver.store.transaction import Transaction
+
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+RETRIES: Final = 3  # attempts of a write that PostgreSQL ends for a deadlock (Store.retried)
+# PostgreSQL's serialization_failure and deadlock_detected: a rolled-back transaction that
+# succeeds when tried again.
+RETRIED_STATES: Final = frozenset({"40001", "40P01"})
 
 
 class Store:
@@ -61,6 +72,31 @@ class Store:
         """A write transaction: committed when the block ends, rolled back if it raises."""
         with self.outages.guarding(writes=True), self.engine.begin() as connection:
             yield Transaction(connection)
+
+    def retried(self, work: Callable[[Transaction], T], attempts: int = RETRIES) -> T:
+        """What ``work`` returns, run in a write transaction; run again in a new one, up to
+        ``attempts`` times in all, when PostgreSQL ends the transaction for a deadlock or a
+        serialization failure (SQLSTATE class 40: the transaction, not the work, failed).
+        Then a :class:`~urnkit.resolver.domain.ConflictError` says to send the request again.
+
+        >>> store = Store("sqlite://")
+        >>> store.upgrade()
+        >>> store.retried(lambda tx: tx.organisations.create("Demo Library") is not None)
+        True
+        """
+        for attempt in range(1, attempts + 1):
+            try:
+                with self.transaction() as tx:
+                    return work(tx)
+            except sa.exc.OperationalError as error:
+                state = getattr(error.orig, "sqlstate", None)
+                if state not in RETRIED_STATES:
+                    raise
+                log.info("a write was rolled back (SQLSTATE %s), attempt %d", state, attempt)
+        raise ConflictError(
+            f"the database ended this write {attempts} times for conflicting with concurrent "
+            "writes (a deadlock or a serialization failure); nothing was written: send it again"
+        )
 
     @contextmanager
     def rehearsal(self) -> Iterator[Transaction]:

@@ -263,6 +263,11 @@ class Links(Queries):
         for condition in one_of(locations.c.url, urls, self.dialect):
             query = sa.select(locations.c.record_id).where(condition)
             record_ids.update(self.connection.scalars(query))
+        # The records locked first, in the order every write of records takes them (by key),
+        # and then their locations read: a write of one of them commits before, not between.
+        for condition in one_of(records.c.id, record_ids, self.dialect):
+            locked = sa.select(records.c.id).where(condition).order_by(records.c.equivalence_key)
+            self.connection.execute(locked.with_for_update())
         changed = 0
         for condition in one_of(locations.c.record_id, record_ids, self.dialect):
             found: dict[int, list[tuple[Location, int]]] = {}

@@ -3,7 +3,7 @@ history, and the responses remembered for Idempotency-Keys."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -41,6 +41,9 @@ _RECORD_COLUMNS = (
     organisations.c.name.label("owner"),
 )
 
+
+# The columns a write of a record changes (Records.update_many).
+_CHANGED = ("status", "metadata", "successors", "note", "updated", "targets", "restricted")
 
 _HOLDERS = organisations.alias("holders")  # the organisations holding locations
 _LOCATION_COLUMNS = (
@@ -346,7 +349,8 @@ class Records(Queries):
     def insert(self, record: Record, owner_id: int) -> int | None:
         """Insert a new record, its locations and its other identifiers; None (and nothing
         written) when its equivalence key is taken."""
-        holders = self._holders(record.locations, owner_id)
+        holders = self._holders([(record.locations, owner_id)])[0]
+        broken = broken_urls(self.connection, (loc.url for loc in record.locations))
         statement = (
             self._insert(records)
             .values(
@@ -361,98 +365,142 @@ class Records(Queries):
                 created=record.created,
                 updated=record.updated,
                 # NULLs left to the defaults: a schema older than a column inserts too (tests)
-                **{k: v for k, v in self._targets(record.locations, holders).items() if v},
+                **{k: v for k, v in self._targets(record.locations, holders, broken).items() if v},
             )
             .on_conflict_do_nothing()
             .returning(records.c.id)
         )
         record_id: int | None = self.connection.scalar(statement)
         if record_id is not None:
-            self._insert_locations(record_id, record.locations, holders)
+            self._insert_locations([(record_id, record.locations, holders)])
             if carries_identifiers(record.metadata):
                 identified = [(record_id, owner_id, record.metadata)]
                 Identifiers(self.connection, self.dialect).replace(identified, fresh=True)
         return record_id
 
+    def by_keys(self, keys: Sequence[str]) -> dict[str, tuple[int, Record]]:
+        """The records with these equivalence keys, with their locations and row ids, by key."""
+        found: dict[str, tuple[int, Record]] = {}
+        for condition in one_of(records.c.equivalence_key, keys, self.dialect):
+            for record_id, record in records_where(self.connection, condition, records.c.id):
+                found[record.key] = (record_id, record)
+        return found
+
     def update(
         self, record_id: int, record: Record, previous: Mapping[str, Any], action: str, actor: str
     ) -> None:
-        """Replace a record's status, metadata (and the other identifiers it carries),
-        successors, note and locations (each held by its ``organisation``, or by the record's
-        owner when it names none), and log the change: the newest history entry is first given
-        ``previous`` (the record as it was, as the API shows it), and a new one, without a
-        document, stands for the record as it is now (migration ``current_history``;
-        :meth:`history`)."""
+        """:meth:`update_many` for one record."""
+        self.update_many([(record_id, record, previous)], action, actor)
+
+    def update_many(
+        self, changed: Sequence[tuple[int, Record, Mapping[str, Any]]], action: str, actor: str
+    ) -> None:
+        """Replace each record's (row id, record, ``previous``) status, metadata (and the other
+        identifiers it carries), successors, note and locations (each held by its
+        ``organisation``, or by the record's owner when it names none), and log the change:
+        the newest history entry is first given ``previous`` (the record as it was, as the API
+        shows it), and a new one, without a document, stands for the record as it is now
+        (migration ``current_history``; :meth:`history`). A few statements for any number of
+        records."""
+        if not changed:
+            return
+        ids = [record_id for record_id, _, _ in changed]
         self.connection.execute(
             sa.update(history)
-            .where(history.c.record_id == record_id, history.c.record.is_(None))
-            .values(record=dict(previous))
+            .where(history.c.record_id == sa.bindparam("b_id"), history.c.record.is_(None))
+            .values(record=sa.bindparam("b_record", type_=history.c.record.type)),
+            [{"b_id": record_id, "b_record": dict(was)} for record_id, _, was in changed],
         )
-        owner_id: int = self.connection.execute(
-            sa.select(records.c.owner_id).where(records.c.id == record_id)
-        ).scalar_one()
-        holders = self._holders(record.locations, owner_id)
+        owner_ids: dict[int, int] = {}
+        for condition in one_of(records.c.id, ids, self.dialect):
+            query = sa.select(records.c.id, records.c.owner_id).where(condition)
+            owner_ids.update((row.id, row.owner_id) for row in self.connection.execute(query))
+        holders = self._holders([(r.locations, owner_ids[i]) for i, r, _ in changed])
+        broken = broken_urls(
+            self.connection, (loc.url for _, r, _ in changed for loc in r.locations)
+        )
         self.connection.execute(
             sa.update(records)
-            .where(records.c.id == record_id)
+            .where(records.c.id == sa.bindparam("b_id"))
             .values(
-                status=record.status,
-                metadata=dict(record.metadata),
-                successors=list(record.successors),
-                note=record.note,
-                updated=record.updated,
-                **self._targets(record.locations, holders),
-            )
+                {name: sa.bindparam(f"b_{name}", type_=records.c[name].type) for name in _CHANGED}
+            ),
+            [
+                {"b_id": record_id}
+                | {
+                    f"b_{name}": value
+                    for name, value in (
+                        ("status", r.status),
+                        ("metadata", dict(r.metadata)),
+                        ("successors", list(r.successors)),
+                        ("note", r.note),
+                        ("updated", r.updated),
+                        *self._targets(r.locations, held, broken).items(),
+                    )
+                }
+                for (record_id, r, _), held in zip(changed, holders, strict=True)
+            ],
         )
-        self.connection.execute(sa.delete(locations).where(locations.c.record_id == record_id))
-        self._insert_locations(record_id, record.locations, holders)
-        Identifiers(self.connection, self.dialect).replace([(record_id, owner_id, record.metadata)])
-        self.append_history([(record_id, action, actor)])
+        for condition in one_of(locations.c.record_id, ids, self.dialect):
+            self.connection.execute(sa.delete(locations).where(condition))
+        self._insert_locations(
+            [(i, r.locations, held) for (i, r, _), held in zip(changed, holders, strict=True)]
+        )
+        Identifiers(self.connection, self.dialect).replace(
+            [(i, owner_ids[i], r.metadata) for i, r, _ in changed]
+        )
+        self.append_history([(record_id, action, actor) for record_id in ids])
 
-    def _targets(self, found: Sequence[Location], holders: Sequence[int]) -> dict[str, str | None]:
+    def _targets(
+        self, found: Sequence[Location], holders: Sequence[int], broken: Collection[str]
+    ) -> dict[str, str | None]:
         """``records.targets`` and ``records.restricted`` of ``found``, each held by the
-        organisation of the same place in ``holders``."""
-        broken = broken_urls(self.connection, (loc.url for loc in found))
+        organisation of the same place in ``holders``, the URLs in ``broken`` left out."""
         return {
             "targets": resolution_targets(found, broken),
             "restricted": restricted_targets(list(zip(found, holders, strict=True)), broken),
         }
 
-    def _holders(self, found: Sequence[Location], owner_id: int) -> list[int]:
-        """The id of the organisation holding each location of ``found``: its
-        ``organisation``, or the record's owner (``owner_id``) when it names none."""
-        named = {loc.organisation for loc in found} - {None}
-        holders: dict[str | None, int] = {None: owner_id}
+    def _holders(self, held: Sequence[tuple[Sequence[Location], int]]) -> list[list[int]]:
+        """For each (locations, owner id) of ``held``, the id of the organisation holding each
+        location: its ``organisation``, or the record's owner when it names none."""
+        named = {loc.organisation for found, _ in held for loc in found} - {None}
+        ids: dict[str | None, int] = {}
         if named:
             query = sa.select(organisations.c.name, organisations.c.id)
             for name, holder_id in self.connection.execute(
                 query.where(organisations.c.name.in_(named))
             ):
-                holders[name] = holder_id
-        return [holders[loc.organisation] for loc in found]
+                ids[name] = holder_id
+        return [
+            [owner_id if loc.organisation is None else ids[loc.organisation] for loc in found]
+            for found, owner_id in held
+        ]
 
     def _insert_locations(
-        self, record_id: int, found: Sequence[Location], holders: Sequence[int]
+        self, held: Sequence[tuple[int, Sequence[Location], Sequence[int]]]
     ) -> None:
-        """Insert ``found``, each held by the organisation of the same place in ``holders``."""
+        """Insert each (record id, locations, holders) of ``held``: each location held by the
+        organisation of the same place in its holders."""
+        rows = [
+            {
+                "record_id": record_id,
+                "url": loc.url,
+                "priority": loc.priority,
+                "label": loc.label,
+                "media_type": loc.media_type,
+                "owner_id": holder_id,
+                "restricted_to": loc.restricted_to,
+            }
+            for record_id, found, holders in held
+            for loc, holder_id in zip(found, holders, strict=True)
+        ]
         # restricted_to only when given (a schema older than the column inserts too: tests)
-        restricted = any(loc.restricted_to is not None for loc in found)
-        if found:
-            self.connection.execute(
-                inserted_in_pages(locations),
-                [
-                    {
-                        "record_id": record_id,
-                        "url": loc.url,
-                        "priority": loc.priority,
-                        "label": loc.label,
-                        "media_type": loc.media_type,
-                        "owner_id": holder_id,
-                    }
-                    | ({"restricted_to": loc.restricted_to} if restricted else {})
-                    for loc, holder_id in zip(found, holders, strict=True)
-                ],
-            )
+        if not any(row["restricted_to"] is not None for row in rows):
+            for row in rows:
+                del row["restricted_to"]
+        if rows:
+            self.connection.execute(inserted_in_pages(locations), rows)
 
     def append_history(self, rows: Sequence[tuple[int, str, str]]) -> None:
         """Log (record id, action, actor) for records just inserted, each entry standing for
@@ -496,17 +544,36 @@ class Records(Queries):
         ).first()
         return None if row is None else (row[0], row[1], row[2])
 
-    def remember_response(
-        self, organisation_id: int, key: str, request_hash: str, status: int, body: dict[str, Any]
-    ) -> None:
-        """Store the response to an Idempotency-Key, in the same transaction as its effects."""
-        self.connection.execute(
-            idempotency_keys.insert().values(
+    def claim_response(self, organisation_id: int, key: str, request_hash: str) -> bool:
+        """Claim an Idempotency-Key for a request (``request_hash``) whose response this
+        transaction will store (:meth:`remember_response`); False when the key is taken. A
+        claim of another transaction still open is waited for: its key is then taken if it
+        commits, and claimed here if it rolls back."""
+        claimed = self.connection.scalar(
+            self._insert(idempotency_keys)
+            .values(
                 organisation_id=organisation_id,
                 key=key,
                 request_hash=request_hash,
-                status_code=status,
-                body=body,
+                status_code=0,  # until remember_response: seen by no other transaction
+                body={},
                 created=now(),
             )
+            .on_conflict_do_nothing()
+            .returning(idempotency_keys.c.key)
+        )
+        return claimed is not None
+
+    def remember_response(
+        self, organisation_id: int, key: str, status: int, body: dict[str, Any]
+    ) -> None:
+        """Store the response to an Idempotency-Key this transaction claimed
+        (:meth:`claim_response`), in the same transaction as its effects."""
+        self.connection.execute(
+            sa.update(idempotency_keys)
+            .where(
+                idempotency_keys.c.organisation_id == organisation_id,
+                idempotency_keys.c.key == key,
+            )
+            .values(status_code=status, body=body)
         )
