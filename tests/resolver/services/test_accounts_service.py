@@ -5,6 +5,7 @@ an admin or the account disabled, or expired."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
@@ -58,6 +59,25 @@ def test_failures_slow_down_their_address_and_not_the_right_password_from_anothe
         services.accounts.authenticate("someone-else", "a wrong password", "192.0.2.1", LIMITS)
 
 
+def test_parallel_guesses_from_one_address_share_one_count(
+    services: Services, who: Principals
+) -> None:
+    """Each attempt is counted before its password is checked, in one transaction with the
+    look at the wait: six guesses at once get no more tries than six in a row."""
+    account, _ = _account(services)
+
+    def guess(number: int) -> str:
+        try:
+            services.accounts.authenticate(account.name, f"wrong {number}", "192.0.2.9", LIMITS)
+        except (UnauthenticatedError, TooManyAttemptsError) as refused:
+            return type(refused).__name__
+        return "signed in"
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = sorted(pool.map(guess, range(6)))
+    assert answers == ["TooManyAttemptsError"] * 3 + ["UnauthenticatedError"] * 3
+
+
 def test_a_success_forgets_the_failures_of_its_address(services: Services, who: Principals) -> None:
     account, password = _account(services)
     _fail(services, account.name, "192.0.2.1", 2)
@@ -74,8 +94,8 @@ def test_the_wait_doubles_with_each_failure_up_to_the_longest(
     for _ in range(8):
         with services.store.transaction() as tx:
             tx.accounts.fail(subject, LIMITS)  # as if each wait had been waited out
-        with services.store.snapshot() as tx:
-            until = tx.accounts.not_before(subject)
+        with services.store.transaction() as tx:
+            until = tx.accounts.attempt(subject)
         waits.append(None if until is None else round((until - now()) / HOUR))
     assert waits == [None, None, 1, 2, 4, 8, 8, 8]
 

@@ -104,15 +104,15 @@ class AccountService:
         # text refuses) is looked up nowhere: its failures count against the address alone.
         possible = _possible_user_name(name)
         subject = f"{name_key(name)[:LONGEST_USER_NAME] if possible else ''} from {client}"
-        with self.store.snapshot() as tx:
-            waiting = tx.accounts.not_before(subject)
+        with self.store.transaction() as tx:
+            waiting = tx.accounts.attempt(subject)  # concurrent attempts wait for this one
+            if waiting is None:  # counted before the check: parallel guesses share one count
+                tx.accounts.fail(subject, limits)
             found = tx.accounts.by_name(name) if possible else None
         if waiting is not None:
             raise _wait_until(waiting)
         account, stored = found if found is not None else (None, _DECOY)
         if not _verified(stored, password) or account is None or account.disabled:
-            with self.store.transaction() as tx:
-                tx.accounts.fail(subject, limits)
             raise UnauthenticatedError(
                 "the user name or the password is wrong, or the account is disabled",
                 field="password",

@@ -144,40 +144,52 @@ class Accounts(Queries):
         ended: int = self.connection.execute(statement).rowcount
         return ended
 
-    def not_before(self, subject: str) -> datetime | None:
-        """The time before which ``subject`` may not try to sign in, if that is still to come."""
+    def attempt(self, subject: str) -> datetime | None:
+        """Begin a sign-in of ``subject`` (an account and a client address): its row made if
+        missing and locked until the transaction ends, so that concurrent attempts of one
+        subject go one at a time; the time before which it may not try, if still to come."""
+        moment = now()
+        self.connection.execute(
+            self._insert(sign_in_failures)
+            .values(subject=subject, failures=0, last_failure=moment, not_before=moment)
+            .on_conflict_do_nothing()
+        )
         latest = self.connection.scalar(
-            sa.select(sign_in_failures.c.not_before).where(sign_in_failures.c.subject == subject)
+            sa.select(sign_in_failures.c.not_before)
+            .where(sign_in_failures.c.subject == subject)
+            .with_for_update()
         )
         if latest is None or utc(latest) <= now():
             return None
         return utc(latest)
 
     def fail(self, subject: str, limits: SignInLimits) -> None:
-        """Count a failed sign-in against ``subject`` (an account and a client address): one
-        more in a row, or the first again if the last was ``limits.forgotten`` ago. It may not
-        try again for :meth:`SignInLimits.wait` of its count; failures forgotten go."""
+        """Count a failed sign-in against ``subject``: one more in a row, or the first again
+        if the last was ``limits.forgotten`` ago, counted in one statement. It may not try
+        again for :meth:`SignInLimits.wait` of its count; failures forgotten go."""
         moment = now()
-        row = self.connection.execute(
-            sa.select(sign_in_failures.c.failures, sign_in_failures.c.last_failure)
-            .where(sign_in_failures.c.subject == subject)
-            .with_for_update()
-        ).first()
-        recent = row is not None and utc(row[1]) + limits.forgotten > moment
-        failures = row[0] + 1 if row is not None and recent else 1
-        values = {
-            "failures": failures,
-            "last_failure": moment,
-            "not_before": moment + limits.wait(failures),
-        }
-        statement = self._insert(sign_in_failures).values(subject=subject, **values)
+        table = sign_in_failures
+        recent = table.c.last_failure > moment - limits.forgotten
+        counted = (
+            self._insert(table)
+            .values(subject=subject, failures=1, last_failure=moment, not_before=moment)
+            .on_conflict_do_update(
+                index_elements=["subject"],
+                set_={
+                    "failures": sa.case((recent, table.c.failures + 1), else_=1),
+                    "last_failure": moment,
+                },
+            )
+            .returning(table.c.failures)
+        )
+        failures: int = self.connection.execute(counted).scalar_one()
         self.connection.execute(
-            statement.on_conflict_do_update(index_elements=["subject"], set_=values)
+            sa.update(table)
+            .where(table.c.subject == subject)
+            .values(not_before=moment + limits.wait(failures))
         )
         self.connection.execute(
-            sa.delete(sign_in_failures).where(
-                sign_in_failures.c.last_failure <= moment - limits.forgotten
-            )
+            sa.delete(table).where(table.c.last_failure <= moment - limits.forgotten)
         )
 
     def succeed(self, subject: str) -> None:
