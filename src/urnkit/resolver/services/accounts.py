@@ -2,7 +2,7 @@
 account and client address kept in the database, so that it holds across every server
 process), sessions kept in the database, password changes, disabling.
 
->>> from urnkit.resolver.store import Store, now
+>>> from urnkit.resolver.store import Store
 >>> store = Store("sqlite://")
 >>> store.upgrade()
 >>> with store.transaction() as tx:
