@@ -84,12 +84,15 @@ class Settings:
     cache_gone: int = 86_400
     # The staff pages (/staff/, web/sessions.py): the key that signs their sessions (every
     # server must share it; empty: one made once and kept in the database), hours a sign-in
-    # lasts, and failed sign-ins per account or client address that lock it out for
-    # staff_lockout_minutes (counted in the database, across every process).
+    # lasts, and the back-off of failed sign-ins per account and client address (counted in
+    # the database, across every process): after staff_sign_in_attempts failures in a row,
+    # staff_sign_in_backoff_seconds, doubled at each further failure, at most
+    # staff_sign_in_longest_minutes.
     staff_secret: str = ""
     staff_session_hours: int = 12
     staff_sign_in_attempts: int = 5
-    staff_lockout_minutes: int = 15
+    staff_sign_in_backoff_seconds: int = 1
+    staff_sign_in_longest_minutes: int = 15
 
     @classmethod
     def from_environment(
@@ -118,8 +121,11 @@ class Settings:
             raise ValueError("harvest_max_bytes and harvest_timeout must be 1 or more")
         if self.statistics_cache < 0:
             raise ValueError("statistics_cache must be 0 (seconds) or more")
-        if self.staff_session_hours < 1 or self.staff_sign_in_attempts < 1:
-            raise ValueError("staff_session_hours and staff_sign_in_attempts must be 1 or more")
+        staff = ("staff_session_hours", "staff_sign_in_attempts", "staff_sign_in_backoff_seconds")
+        if any(getattr(self, name) < 1 for name in (*staff, "staff_sign_in_longest_minutes")):
+            raise ValueError(
+                f"{', '.join(staff)} and staff_sign_in_longest_minutes must be 1 or more"
+            )
         if self.server not in SERVERS:
             raise ValueError(f"server must be one of {', '.join(SERVERS)}, not {self.server!r}")
         if self.dns_nameserver:

@@ -1,6 +1,7 @@
-"""The rules of who holds which location (``services.locations``), as properties over any
-lists of locations and holders: a grantee's write never changes another organisation's
-location, and the owner's write keeps every stored URL's holder."""
+"""The rules of locations (``services.locations``), as properties: who holds which location
+over any lists of locations and holders (a grantee's write never changes another
+organisation's location, and the owner's write keeps every stored URL's holder), and what a
+location's URL may be (a port of 1 to 65535, no user information)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from urnkit.resolver.domain import ForbiddenError, Location, UnacceptableError
-from urnkit.resolver.services.locations import held_as_stored, with_own_locations
+from urnkit.resolver.services.locations import (
+    check_locations,
+    held_as_stored,
+    with_own_locations,
+)
 
 ORGANISATIONS = ("Owner", "A", "B")
 URLS = st.sampled_from([f"https://copies.example.org/{n}" for n in range(8)])
@@ -79,3 +84,45 @@ def test_the_owners_write_cannot_name_another_holder(current: list[Location], ot
     else:
         with pytest.raises(UnacceptableError, match=f"held by {location.organisation!r}"):
             held_as_stored(current, [renamed], "Owner")
+
+
+# --- what a location's URL may be -----------------------------------------------------------
+
+
+@given(port=st.integers(0, 200_000), host=st.sampled_from(["example.org", "[2001:db8::1]"]))
+def test_a_port_is_1_to_65535(port: int, host: str) -> None:
+    # RFC 3986 §3.2.3 lets a port be any digits; no server listens on 0 or past 65535.
+    url = f"https://{host}:{port}/a"
+    if 1 <= port <= 65535:
+        assert check_locations([Location(url)])[0].url == url
+        return
+    with pytest.raises(UnacceptableError) as refused:
+        check_locations([Location("https://example.org/"), Location(url)])
+    assert (
+        refused.value.detail == f"location 2: {url!r} has the port '{port}': a port is 1 to 65535"
+    )
+    assert refused.value.extensions["field"] == "url"
+
+
+@pytest.mark.parametrize("port", ["8a", "+80", "-1", "٨٠", "0080000"])
+def test_a_port_that_is_not_a_number_in_range_is_refused(port: str) -> None:
+    with pytest.raises(UnacceptableError, match="a port is 1 to 65535"):
+        check_locations([Location(f"http://example.org:{port}/")])
+
+
+_USERINFO = st.sampled_from(["", "user", "user:", ":password", "user:password", "a%40b:p%3Aw"])
+
+
+@given(userinfo=_USERINFO, scheme=st.sampled_from(["http", "https", "ftp", "HTTPS"]))
+def test_user_information_is_refused_as_it_would_be_published(userinfo: str, scheme: str) -> None:
+    # RFC 3986 §3.2.1: "user:password" in a URI is deprecated; a location's URL is public.
+    url = f"{scheme}://{userinfo}@example.org:8080/a"
+    with pytest.raises(UnacceptableError) as refused:
+        check_locations([Location(url)])
+    assert refused.value.detail.startswith(f"location 1: {url!r} holds user information")
+    assert refused.value.extensions["field"] == "url"
+
+
+def test_an_at_sign_after_the_host_is_no_user_information() -> None:
+    url = "https://example.org/people/@alice?from=a@b"
+    assert check_locations([Location(url)])[0].url == url

@@ -124,6 +124,8 @@ UNFIT_LOCATIONS = [
     Location("/relative"),
     Location("https://example.org/a b"),
     Location("https://example.org/", priority=-1),
+    Location("https://example.org:99999/"),  # no port past 65535
+    Location("https://user:password@example.org/"),  # published: no user information
 ]
 
 
@@ -137,6 +139,54 @@ def test_unfit_names_and_locations_are_refused(
         with subtests.test(location=location), pytest.raises(UnacceptableError):
             services.records.put(who.demo, "urn:nbn:fi:demo-1", [*HERE, location], {})
     assert all_records(services) == []
+
+
+# Every control character, percent-encoded in either case: %00-%1F and %7F.
+CONTROLS = [f"%{byte:02{case}}" for byte in [*range(0x20), 0x7F] for case in "Xx"]
+
+
+def test_registration_refuses_every_percent_encoded_control_character(
+    services: Services, who: Principals
+) -> None:
+    # RFC 8141 §2 allows any pct-encoded octet; the resolver's rule refuses these in an NSS.
+    for number, encoded in enumerate(CONTROLS):
+        urn = f"urn:nbn:fi:demo-{number}a{encoded}b"
+        with pytest.raises(UnacceptableError) as refused:
+            services.records.put(who.demo, urn, HERE, {})
+        problem = refused.value
+        assert (problem.extensions["rule"], problem.extensions["section"]) == (
+            "no-encoded-controls",
+            "RFC 8141 §2",
+        )
+        assert problem.extensions["position"] == urn.index("%")
+        assert encoded in problem.detail
+        with pytest.raises(UnacceptableError):
+            services.records.batch(who.demo, [(urn, HERE, {})])
+    assert all_records(services) == []
+
+
+@DB_SETTINGS
+@given(octet=st.integers(0x20, 0xFF).filter(lambda octet: octet != 0x7F))
+def test_any_other_percent_encoded_octet_is_registered(
+    services: Services, who: Principals, octet: int
+) -> None:
+    urn = f"urn:nbn:fi:demo-{octet}a%{octet:02X}b"
+    services.records.put(who.demo, urn, HERE, {})
+    assert services.records.get(urn).urn == urn
+
+
+def test_a_name_stored_before_the_control_character_rule_stays_readable(
+    services: Services, who: Principals
+) -> None:
+    urn = "urn:nbn:fi:demo-old%0Aname"
+    # An import carries records stored elsewhere or before the rule (an export's round trip).
+    assert services.transfer.import_records(
+        [{"urn": urn, "locations": [{"url": HERE[0].url}]}]
+    ) == (1, 0)
+    assert services.records.get(urn).locations[0].url == HERE[0].url
+    assert services.resolution.resolve(urn).target == HERE[0].url
+    services.records.describe(who.demo, urn, {"title": "Still changed through its pages"})
+    assert services.records.get(urn).metadata == {"title": "Still changed through its pages"}
 
 
 # --- deactivation --------------------------------------------------------------------------------

@@ -241,6 +241,37 @@ def test_put_refuses_names_that_cannot_be_registered(
         assert_problem(admin.get(f"/api/v1/urns/{text}"), 404)
 
 
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("https://example.org:99999/a", "has the port '99999': a port is 1 to 65535"),
+        ("https://example.org:0/a", "has the port '0': a port is 1 to 65535"),
+        ("https://user:secret@example.org/a", "holds user information (user:password@)"),
+    ],
+)
+def test_put_refuses_a_location_out_of_bounds_saying_why(
+    api: httpx.Client, unique: str, url: str, reason: str
+) -> None:
+    urn = f"urn:nbn:fi:test-{unique}"
+    body = {"locations": [{"url": "https://example.org/fine"}, {"url": url}]}
+    problem = assert_problem(api.put(f"/api/v1/urns/{urn}", json=body), 422)
+    assert problem["detail"].startswith(f"location 2: {url!r} {reason}")
+    assert_problem(api.get(f"/api/v1/urns/{urn}"), 404)
+
+
+@pytest.mark.parametrize("encoded", ["%0A", "%0d", "%00", "%1F", "%7f"])
+def test_put_refuses_an_nss_with_a_percent_encoded_control_character(
+    api: httpx.Client, unique: str, encoded: str
+) -> None:
+    # RFC 8141 §2 allows it; the resolver's acceptance rule does not register it.
+    urn = f"urn:nbn:fi:test-{unique}{encoded}x"
+    problem = assert_problem(api.put(f"/api/v1/urns/{urn}", json={}), 422)
+    assert (problem["rule"], problem["section"]) == ("no-encoded-controls", "RFC 8141 §2")
+    assert problem["position"] == urn.index("%")
+    assert encoded in problem["detail"]
+    assert_problem(api.get(f"/api/v1/urns/{urn}"), 404)
+
+
 # --- merge patch ---------------------------------------------------------------------------------
 
 

@@ -156,6 +156,21 @@ def test_a_disabled_accounts_session_stops_at_once(resolver: Resolver) -> None:
         assert sign_in(registrant, name, password).status_code == 401
 
 
+def test_an_admin_ends_an_accounts_sessions(resolver: Resolver) -> None:
+    with (
+        signed_in(resolver, "Test Library", "admin") as (admin, _, _),
+        signed_in(resolver, "Test Library", "registrant") as (registrant, name, password),
+    ):
+        page = admin.get("/staff/accounts")
+        found = re.search(rf"<td>{name}</td>.*?/staff/accounts/(\d+)/end-sessions", page.text, re.S)
+        assert found is not None
+        ended = admin.post(f"/staff/accounts/{found[1]}/end-sessions", data={"csrf": csrf_of(page)})
+        assert ended.status_code == 303
+        assert registrant.get("/staff/tokens").headers["location"].startswith("/staff/sign-in")
+        assert admin.get("/staff/tokens").status_code == 200  # the admin's own goes on
+        assert sign_in(registrant, name, password).headers["location"] == "/staff/"  # not disabled
+
+
 @pytest.mark.parametrize(
     "target",
     ["https://evil.example/", "//evil.example/staff/", "/\\evil.example", "/staff/\r\nX: y", "/"],
@@ -206,13 +221,51 @@ def test_the_language_chosen_by_lang_is_kept_through_every_redirect(resolver: Re
         assert '<html lang="de">' in out.text
 
 
-def test_sign_out_ends_the_session(resolver: Resolver) -> None:
+def test_sign_out_ends_the_session_on_the_server(resolver: Resolver) -> None:
+    """A session cookie copied before sign-out is refused after it."""
     with signed_in(resolver, "Test Library", "registrant") as (client, _, _):
         page = client.get("/staff/")
-        cookie = client.cookies["urnkit_staff"]
+        copied = client.cookies["urnkit_staff"]
         assert client.post("/staff/sign-out", data={"csrf": csrf_of(page)}).status_code == 303
-        assert client.get("/staff/").status_code == 303
-    assert cookie  # signing out drops it from the browser
+        assert "urnkit_staff" not in client.cookies  # dropped from the browser
+    with httpx.Client(base_url=resolver.base_url, cookies={"urnkit_staff": copied}) as thief:
+        refused = thief.get("/staff/tokens")
+        assert refused.status_code == 303
+        assert refused.headers["location"].startswith("/staff/sign-in")
+        # Its form's CSRF token with it: still to the sign-in page, no token made.
+        posted = thief.post("/staff/tokens", data={"csrf": csrf_of(page), "role": "registrant"})
+        assert posted.status_code == 303
+        assert posted.headers["location"].startswith("/staff/sign-in")
+
+
+def test_a_password_change_ends_the_accounts_other_sessions(resolver: Resolver) -> None:
+    with signed_in(resolver, "Test Library", "registrant") as (client, name, password):
+        with httpx.Client(base_url=resolver.base_url) as elsewhere:
+            assert sign_in(elsewhere, name, password).headers["location"] == "/staff/"
+            assert elsewhere.get("/staff/tokens").status_code == 200
+            page = client.get("/staff/password")
+            fields = {"current": password, "new": password + "!", "csrf": csrf_of(page)}
+            assert client.post("/staff/password", data=fields).status_code == 303
+            assert elsewhere.get("/staff/tokens").status_code == 303  # ended
+        assert client.get("/staff/tokens").status_code == 200  # this one goes on, anew
+
+
+@pytest.mark.parametrize("cookie", ["urnkit_staff_pre", "urnkit_staff"])
+def test_a_client_chosen_cookie_gives_no_usable_csrf_token(resolver: Resolver, cookie: str) -> None:
+    """A value an attacker chose (and could plant in a victim's browser) is replaced by one
+    the server signed; a token shown beside it does not pass with it."""
+    chosen = "attacker-chosen-value"
+    with httpx.Client(base_url=resolver.base_url, cookies={cookie: chosen}) as client:
+        page = client.get("/staff/sign-in")
+        issued = page.cookies["urnkit_staff_pre"]
+        assert issued != chosen
+        token = csrf_of(page)
+    name, one_time = create_user(resolver, "Test Library", "registrant")
+    fields = {"username": name, "password": one_time, "csrf": token}
+    with httpx.Client(base_url=resolver.base_url, cookies={cookie: chosen}) as victim:
+        assert victim.post("/staff/sign-in", data=fields).status_code == 403
+    with httpx.Client(base_url=resolver.base_url, cookies={"urnkit_staff_pre": issued}) as same:
+        assert same.post("/staff/sign-in", data=fields).status_code == 303  # the server's
 
 
 def test_a_token_created_on_the_page_works_on_the_api(resolver: Resolver) -> None:
@@ -247,23 +300,40 @@ def test_a_token_created_on_the_page_works_on_the_api(resolver: Resolver) -> Non
     ]
 
 
-def test_sign_in_locks_out_across_two_servers_on_one_database(tmp_path: Path) -> None:
-    for kind in ("sqlite", "postgresql"):
-        with fresh_database(kind, tmp_path / kind if kind == "sqlite" else tmp_path) as url:
-            if kind == "sqlite":
-                (tmp_path / kind).mkdir(exist_ok=True)
-            set_up_resolver(url)
-            env = {"URNKIT_STAFF_SIGN_IN_ATTEMPTS": "3"}
-            with Server(url, env=env) as one, Server(url, env=env) as two:
-                resolver = Resolver(one.base_url, url, "", "", "")
-                name, one_time = create_user(resolver, "Test Library", "registrant")
-                statuses = []
-                for server in (one, two, one, two):
-                    with httpx.Client(base_url=server.base_url) as client:
-                        statuses.append(sign_in(client, name, "wrong password").status_code)
-                assert statuses == [401, 401, 401, 429], kind
-                with httpx.Client(base_url=two.base_url) as client:
-                    assert sign_in(client, name, one_time).status_code == 429  # even the right one
+@pytest.mark.parametrize("kind", DATABASES)
+def test_failed_sign_ins_slow_down_their_address_only_across_two_servers(
+    tmp_path: Path, kind: str
+) -> None:
+    """Wrong passwords from address A, on either of two servers of one database, make A wait
+    (429 with Retry-After), even with the right password; the right password from B signs in
+    at once. The servers believe the tests' X-Forwarded-For."""
+    with fresh_database(kind, tmp_path) as url:
+        set_up_resolver(url)
+        env = {
+            "URNKIT_STAFF_SIGN_IN_ATTEMPTS": "3",
+            "URNKIT_STAFF_SIGN_IN_BACKOFF_SECONDS": "600",  # no test waits it out
+            "URNKIT_TRUSTED_PROXIES": "127.0.0.1",
+        }
+        with Server(url, env=env) as one, Server(url, env=env) as two:
+            name, one_time = create_user(
+                Resolver(one.base_url, url, "", "", ""), "Test Library", "admin"
+            )
+            answers = []
+            for server in (one, two, one, two):
+                with httpx.Client(base_url=server.base_url, headers=_FROM_A) as client:
+                    answers.append(sign_in(client, name, "wrong password"))
+            assert [answer.status_code for answer in answers] == [401, 401, 401, 429]
+            assert 590 <= int(answers[-1].headers["retry-after"]) <= 600
+            assert 'id="password-error"' not in answers[-1].text
+            with httpx.Client(base_url=one.base_url, headers=_FROM_A) as client:
+                assert sign_in(client, name, one_time).status_code == 429  # A waits
+            with httpx.Client(base_url=two.base_url, headers=_FROM_B) as client:
+                signed = sign_in(client, name, one_time)  # B does not
+                assert signed.headers["location"] == "/staff/password"
+
+
+_FROM_A = {"X-Forwarded-For": "192.0.2.10"}
+_FROM_B = {"X-Forwarded-For": "192.0.2.20"}
 
 
 @pytest.mark.parametrize("kind", DATABASES)

@@ -19,7 +19,7 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from resolver_support import Resolver, register
+from resolver_support import Resolver, deactivate, register
 from staff_support import csrf_of, signed_in
 
 from urnkit.resolver.services.rows import CELL_LIMIT
@@ -440,6 +440,34 @@ def test_the_export_holds_the_organisations_records_only(
     assert json.loads(cells[mine]["metadata"]) == {"title": "Exported, with a comma"}
     assert set(cells) == set(rows)
     assert staff.get(RECORDS + "/export", format="xml").status_code == 422
+
+
+@pytest.mark.parametrize(
+    "note", ["=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1)", "\tlead", "\rlead"]
+)
+def test_the_csv_download_neutralises_formulas(
+    staff: Staff, api: httpx.Client, unique: str, note: str
+) -> None:
+    """OWASP's CSV-injection rule (https://owasp.org/www-community/attacks/CSV_Injection): a
+    cell beginning with =, +, -, @, tab or CR goes out after a single quote. (The API keeps a
+    note's leading tab, which the staff form would strip.)"""
+    urn = f"urn:nbn:fi:test-formula{unique}"
+    register(api, urn, metadata={"title": note})
+    deactivate(api, urn, [], note)
+    table = staff.get(RECORDS + "/export", format="csv")
+    limit = csv.field_size_limit(CELL_LIMIT)
+    try:
+        rows = list(csv.reader(io.StringIO(table.text, newline="")))
+    finally:
+        csv.field_size_limit(limit)
+    [mine] = [row for row in rows if row[0] == urn]
+    assert mine[5] == "'" + note
+    assert not any(
+        cell.startswith(("=", "+", "-", "@", "\t", "\r")) for row in rows for cell in row
+    )
+    ndjson = staff.get(RECORDS + "/export", format="ndjson")  # not a spreadsheet's format
+    [shown] = [json.loads(line) for line in ndjson.text.splitlines() if urn in line]
+    assert shown["note"] == note
 
 
 # --- isolation: another organisation's records ---------------------------------------------

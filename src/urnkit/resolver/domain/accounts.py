@@ -1,5 +1,5 @@
 """Staff accounts: who signs in to the pages under ``/staff/``, of which organisation, with
-which role; the rules of their user names and passwords, and of sign-in's lockout.
+which role; the rules of their user names and passwords, and of sign-in's back-off.
 
 A user name is 1 to :data:`LONGEST_USER_NAME` printable characters without white space at
 either end (an e-mail address fits); two names that differ only in case are the same account
@@ -29,7 +29,8 @@ LONGEST_PASSWORD = 256  # argon2 takes any length; this bounds the work a reques
 
 
 class TooManyAttemptsError(ResolverError):
-    """Sign-in refused for a while: too many failures for the account or the client."""
+    """Sign-in refused for a while: too many failures for the account from this client
+    address; ``retry_after`` says how many seconds to wait."""
 
     status = 429
     title = "Too many attempts"
@@ -45,15 +46,13 @@ class Account:
     role: Role
     disabled: bool
     must_change_password: bool
-    epoch: int  # advanced by a password change and by disabling: older sessions stop
     created: datetime
 
     def principal(self) -> Principal:
         """Who acts when this account does: its organisation with its role, as a token would.
 
         >>> from datetime import UTC
-        >>> Account(1, "Library", "alice", "admin", False, False, 1, datetime.now(UTC)
-        ...         ).principal()
+        >>> Account(1, "Library", "alice", "admin", False, False, datetime.now(UTC)).principal()
         Principal(organisation='Library', role='admin', token_id=0, account='alice')
         """
         return Principal(self.organisation, self.role, 0, account=self.name)
@@ -61,12 +60,30 @@ class Account:
 
 @dataclass(frozen=True, slots=True)
 class SignInLimits:
-    """How many failed sign-ins (``attempts``) within ``window`` lock an account or a client
-    address out, and for how long (``lockout``)."""
+    """The back-off of failed sign-ins, counted per account and client address together:
+    after ``attempts`` failures in a row the pair waits ``backoff``, twice as long after each
+    further failure, never longer than ``longest``. A failure more than ``forgotten`` after
+    the last one counts as the first again; a success forgets them all.
+
+    >>> limits = SignInLimits(attempts=3, backoff=timedelta(seconds=1))
+    >>> [limits.wait(n).total_seconds() for n in range(1, 7)]
+    [0.0, 0.0, 1.0, 2.0, 4.0, 8.0]
+    >>> limits.wait(10**6) == limits.longest
+    True
+    """
 
     attempts: int = 5
-    window: timedelta = timedelta(minutes=15)
-    lockout: timedelta = timedelta(minutes=15)
+    backoff: timedelta = timedelta(seconds=1)
+    longest: timedelta = timedelta(minutes=15)
+    forgotten: timedelta = timedelta(days=1)
+
+    def wait(self, failures: int) -> timedelta:
+        """How long a pair waits after its ``failures``-th failure in a row."""
+        if failures < self.attempts:
+            return timedelta(0)
+        doublings = min(failures - self.attempts, 64)  # past the longest wait long before
+        seconds = self.backoff.total_seconds() * 2.0**doublings
+        return timedelta(seconds=min(seconds, self.longest.total_seconds()))
 
 
 def name_key(name: str) -> str:

@@ -11,6 +11,7 @@ True
 
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import asdict
 from typing import Literal
@@ -26,6 +27,8 @@ GENERATORS: tuple[Generator, ...] = ("sequential", "random")
 # Douglas Crockford's base-32 alphabet, lower case: digits and letters without i, l, o, u.
 BASE32 = "0123456789abcdefghjkmnpqrstvwxyz"
 RANDOM_LENGTH = 10  # 50 bits: a collision needs ~2^25 URNs in one prefix, and is retried then
+# A percent-encoded control character: %00 to %1F and %7F, hex digits in either case.
+_ENCODED_CONTROL = re.compile(r"%(?:[01][0-9A-Fa-f]|7[Ff])")
 DNB_COUNTRIES = frozenset({"de", "at", "ch"})  # where DNB's check digit is the national rule
 
 
@@ -145,15 +148,43 @@ def check_resolvable(urn: URN | str) -> None:
         )
 
 
+def check_no_encoded_controls(urn: URN) -> None:
+    """:class:`UnacceptableError` if the NSS of ``urn`` holds a percent-encoded control
+    character (``%00``-``%1F``, ``%7F``), naming the first and its position. RFC 8141 §2's
+    pct-encoded allows any octet; this resolver registers no name that decodes to a line break,
+    a NUL or an escape, which would turn up in the pages, logs and files that show it.
+
+    >>> check_no_encoded_controls(URN.parse("urn:nbn:fi-a%20b"))
+    >>> check_no_encoded_controls(URN.parse("urn:nbn:fi-a%0Ab"))
+    Traceback (most recent call last):
+    ...
+    urnkit.resolver.domain.UnacceptableError: urn:nbn:fi-a%0Ab: its NSS holds %0A at position ...
+    """
+    found = _ENCODED_CONTROL.search(urn.nss)
+    if found is not None:
+        position = len(urn.assigned_name) - len(urn.nss) + found.start()
+        raise UnacceptableError(
+            f"{urn.assigned_name}: its NSS holds {found[0]} at position {position}, a "
+            "percent-encoded control character (%00 to %1F, %7F), which RFC 8141 §2 allows "
+            "but this resolver does not register",
+            rule="no-encoded-controls",
+            section="RFC 8141 §2",
+            position=position,
+        )
+
+
 def check_registrable(urn: URN) -> list[Finding]:
     """The warnings of a URN fit to register; :class:`UnacceptableError` with the findings when an
-    error is among them (RFC 8458 §4.2 read strictly: new URN:NBNs have their hyphen).
+    error is among them (RFC 8458 §4.2 read strictly: new URN:NBNs have their hyphen), or when
+    it cannot be resolved (:func:`check_resolvable`) or holds a percent-encoded control
+    character (:func:`check_no_encoded_controls`).
 
     >>> check_registrable(URN.parse("urn:nbn:fi-fe2010"))
     []
     """
     prefix_of(urn)  # URN:NBNs only (RFC 8458)
     check_resolvable(urn.assigned_name)
+    check_no_encoded_controls(urn)
     if urn.r_component is not None or urn.q_component is not None or urn.f_component is not None:
         raise UnacceptableError(
             "register the assigned name alone, without r-, q- or f-components (RFC 8141 §2)",

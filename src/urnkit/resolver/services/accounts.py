@@ -1,5 +1,6 @@
-"""Staff accounts: creation with a one-time password, sign-in (argon2, rate-limited in the
-database so the limit holds across every server process), password changes, disabling.
+"""Staff accounts: creation with a one-time password, sign-in (argon2, with a back-off per
+account and client address kept in the database, so that it holds across every server
+process), sessions kept in the database, password changes, disabling.
 
 >>> from urnkit.resolver.store import Store
 >>> store = Store("sqlite://")
@@ -11,11 +12,19 @@ database so the limit holds across every server process), password changes, disa
 >>> signed_in = accounts.authenticate("ALICE", one_time, "192.0.2.1")
 >>> signed_in.name, signed_in.must_change_password
 ('alice', True)
+>>> session = accounts.start_session(signed_in, timedelta(hours=1))
+>>> accounts.session_account(session).name
+'alice'
+>>> accounts.end_session(session)
+>>> accounts.session_account(session) is None
+True
 """
 
 from __future__ import annotations
 
+import math
 import secrets
+from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -35,8 +44,9 @@ from urnkit.resolver.domain import (
     check_user_name,
     name_key,
 )
+from urnkit.resolver.domain.accounts import LONGEST_USER_NAME
 from urnkit.resolver.services.admin import organisation_id
-from urnkit.resolver.store import Store
+from urnkit.resolver.store import Store, now
 
 # argon2-cffi's defaults (RFC 9106 §4's second recommendation: argon2id, 64 MiB, 3 passes).
 _HASHER = PasswordHasher()
@@ -85,34 +95,30 @@ class AccountService:
         self, name: str, password: str, client: str | None, limits: SignInLimits = LIMITS
     ) -> Account:
         """The enabled account ``name`` whose password is ``password``; else
-        :class:`UnauthenticatedError`, which says nothing of which was wrong. After
-        ``limits.attempts`` failures within its window, for the account or from the
-        ``client`` address, :class:`TooManyAttemptsError` until the lockout ends."""
+        :class:`UnauthenticatedError`, which says nothing of which was wrong. Failures are
+        counted per account and ``client`` address together: after ``limits.attempts`` in a
+        row, that pair gets :class:`TooManyAttemptsError` until its wait
+        (:meth:`SignInLimits.wait`) is over, while the right password from another address
+        still signs in."""
         # A name no account can have (empty, a control character or NUL, which PostgreSQL's
-        # text refuses) is looked up nowhere: only its client address counts the failure.
+        # text refuses) is looked up nowhere: its failures count against the address alone.
         possible = _possible_user_name(name)
-        subjects = [f"client:{client or 'unknown'}"]
-        if possible:
-            subjects.insert(0, f"account:{name_key(name)[:250]}")
-        with self.store.snapshot() as tx:
-            locked = tx.accounts.locked_until(subjects)
+        subject = f"{name_key(name)[:LONGEST_USER_NAME] if possible else ''} from {client}"
+        with self.store.transaction() as tx:
+            waiting = tx.accounts.attempt(subject)  # concurrent attempts wait for this one
+            if waiting is None:  # counted before the check: parallel guesses share one count
+                tx.accounts.fail(subject, limits)
             found = tx.accounts.by_name(name) if possible else None
-        if locked is not None:
-            raise TooManyAttemptsError(
-                "too many failed sign-ins: try again after "
-                f"{locked.isoformat(timespec='minutes')} (UTC)",
-                until=locked.isoformat(),
-            )
+        if waiting is not None:
+            raise _wait_until(waiting)
         account, stored = found if found is not None else (None, _DECOY)
         if not _verified(stored, password) or account is None or account.disabled:
-            with self.store.transaction() as tx:
-                tx.accounts.fail(subjects, limits)
             raise UnauthenticatedError(
                 "the user name or the password is wrong, or the account is disabled",
                 field="password",
             )
         with self.store.transaction() as tx:
-            tx.accounts.succeed(subjects)
+            tx.accounts.succeed(subject)
             if _HASHER.check_needs_rehash(stored):
                 tx.accounts.set_password(
                     account.id, _HASHER.hash(password), account.must_change_password
@@ -120,19 +126,36 @@ class AccountService:
                 account = tx.accounts.get(account.id) or account
         return account
 
-    def session_account(self, account_id: int, epoch: int) -> Account | None:
-        """The account a session names, if it is still enabled and the session's credential
-        epoch is still its own: re-read on every request, so that a disabling or a password
-        change ends every older session at once."""
+    def start_session(self, account: Account, lifetime: timedelta) -> str:
+        """A new session of ``account`` lasting ``lifetime``: its id, for the cookie."""
+        with self.store.transaction() as tx:
+            return tx.accounts.start_session(account.id, lifetime)
+
+    def session_account(self, session_id: str) -> Account | None:
+        """The enabled account of the live session ``session_id``: read again on every
+        request, so that signing out, a password change, an admin ending the account's
+        sessions or disabling it ends them at once, on every server."""
         with self.store.snapshot() as tx:
-            account = tx.accounts.get(account_id)
-        if account is None or account.disabled or account.epoch != epoch:
-            return None
-        return account
+            account = tx.accounts.session_account(session_id)
+        return None if account is None or account.disabled else account
+
+    def end_session(self, session_id: str) -> None:
+        """End the session ``session_id`` (signing out): its cookie no longer signs in."""
+        with self.store.transaction() as tx:
+            tx.accounts.end_session(session_id)
+
+    def end_sessions(self, principal: Principal, account_id: int) -> int:
+        """End every session of an account (an admin's act); how many there were."""
+        self.require_admin(principal)
+        with self.store.transaction() as tx:
+            if tx.accounts.get(account_id) is None:
+                raise NotFoundError(f"no account has the id {account_id}")
+            return tx.accounts.end_sessions(account_id)
 
     def change_password(self, account: Account, current: str, new: str) -> Account:
-        """Replace ``account``'s password, given its current one; the epoch advances (other
-        sessions of the account stop) and the new one need not be changed again."""
+        """Replace ``account``'s password, given its current one; every session of the
+        account ends (the caller starts a new one) and the new password need not be changed
+        again."""
         with self.store.snapshot() as tx:
             found = tx.accounts.by_name(account.name)
         if found is None or not _verified(found[1], current):
@@ -144,12 +167,13 @@ class AccountService:
             )
         with self.store.transaction() as tx:
             tx.accounts.set_password(account.id, _HASHER.hash(new), must_change=False)
+            tx.accounts.end_sessions(account.id)
             changed = tx.accounts.get(account.id)
         assert changed is not None
         return changed
 
     def set_disabled(self, principal: Principal, account_id: int, disabled: bool) -> None:
-        """Disable (its sessions stop at once) or enable an account: an admin's act."""
+        """Disable (its sessions end at once) or enable an account: an admin's act."""
         self.require_admin(principal)
         if disabled and principal.account is not None:
             with self.store.snapshot() as tx:
@@ -159,6 +183,8 @@ class AccountService:
         with self.store.transaction() as tx:
             if not tx.accounts.set_disabled(account_id, disabled):
                 raise NotFoundError(f"no account has the id {account_id}")
+            if disabled:
+                tx.accounts.end_sessions(account_id)
 
     def named(self, principal: Principal, name: str) -> Account:
         """The account called ``name`` (in any case), for an admin; else
@@ -189,6 +215,16 @@ class AccountService:
         """:class:`ForbiddenError` unless ``principal`` is an admin."""
         if principal.role != "admin":
             raise ForbiddenError("only an admin manages staff accounts")
+
+
+def _wait_until(moment: datetime) -> TooManyAttemptsError:
+    """The refusal of a sign-in before ``moment``, saying when to try again."""
+    seconds = max(1, math.ceil((moment - now()).total_seconds()))
+    return TooManyAttemptsError(
+        f"too many failed sign-ins from this address: try again in {seconds} seconds",
+        retry_after=seconds,
+        until=moment.isoformat(),
+    )
 
 
 def _possible_user_name(name: str) -> bool:

@@ -19,10 +19,10 @@ LONGEST = {"url": 4000, "label": 1000, "media_type": 255}
 
 
 def check_locations(found: Sequence[Location]) -> tuple[Location, ...]:
-    """Locations fit to store, best first: absolute http(s) or ftp URLs without spaces,
-    priorities 0 to :data:`MAX_PRIORITY` (the lowest number is the best), texts no longer than
-    :data:`LONGEST` says, at most ``MAX_LOCATIONS``. A refusal names the location's member
-    it concerns (``field``).
+    """Locations fit to store, best first: absolute http(s) or ftp URLs without spaces
+    (:func:`url_problem`), priorities 0 to :data:`MAX_PRIORITY` (the lowest number is the
+    best), texts no longer than :data:`LONGEST` says, at most ``MAX_LOCATIONS``. A refusal
+    names the location's member it concerns (``field``).
 
     >>> check_locations([Location("ftp:/x")])
     Traceback (most recent call last):
@@ -30,28 +30,15 @@ def check_locations(found: Sequence[Location]) -> tuple[Location, ...]:
     urnkit.resolver.domain.UnacceptableError: location 1: 'ftp:/x' is not an absolute ...
     """
     for number, location in enumerate(found, 1):
-        try:
-            parts = urlsplit(location.url)
-            fit = (
-                parts.scheme.lower() in LOCATION_SCHEMES
-                and bool(parts.hostname)
-                and location.url.isprintable()
-                and " " not in location.url
-            )
-        except ValueError:
-            fit = False
         for member, longest in LONGEST.items():
             if len(getattr(location, member) or "") > longest:
                 raise UnacceptableError(
                     f"location {number}: the {member} is longer than {longest} characters",
                     field=member,
                 )
-        if not fit:
-            raise UnacceptableError(
-                f"location {number}: {location.url!r} is not an absolute http, https or ftp URL "
-                "with a host",
-                field="url",
-            )
+        problem = url_problem(location.url)
+        if problem is not None:
+            raise UnacceptableError(f"location {number}: {problem}", field="url")
         if not 0 <= location.priority <= MAX_PRIORITY:
             raise UnacceptableError(
                 f"location {number}: the priority must be 0 to {MAX_PRIORITY}", field="priority"
@@ -59,6 +46,45 @@ def check_locations(found: Sequence[Location]) -> tuple[Location, ...]:
     if len(found) > MAX_LOCATIONS:
         raise UnacceptableError(f"a record has at most {MAX_LOCATIONS} locations")
     return tuple(sorted(found, key=lambda location: location.priority))  # stable: ties keep order
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a location, or None: it must be an absolute http, https or ftp
+    URL with a host, printable, without spaces; without user information (``user:password@``,
+    which resolution would publish to everyone), and with a port, if any, of 1 to 65535 (RFC
+    3986 §3.2.3 lets the port be any digits; no server listens past 65535, nor on 0).
+
+    >>> url_problem("https://example.org:8443/a") is None
+    True
+    >>> url_problem("https://alice:secret@example.org/")
+    "'https://alice:secret@example.org/' holds user information (user:password@), which ..."
+    >>> url_problem("https://example.org:99999/")
+    "'https://example.org:99999/' has the port '99999': a port is 1 to 65535"
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # an unclosed IPv6 bracket
+        parts = None
+    if (
+        parts is None
+        or parts.scheme.lower() not in LOCATION_SCHEMES
+        or not parts.hostname
+        or not url.isprintable()
+        or " " in url
+    ):
+        return f"{url!r} is not an absolute http, https or ftp URL with a host"
+    if "@" in parts.netloc:
+        return (
+            f"{url!r} holds user information (user:password@), which resolution would "
+            "publish: leave it out of the URL"
+        )
+    try:
+        port = parts.port
+    except ValueError:  # not digits, or past 65535
+        port = 0
+    if port is not None and not 1 <= port <= 65535:
+        return f"{url!r} has the port {parts.netloc.rpartition(':')[2]!r}: a port is 1 to 65535"
+    return None
 
 
 def held_as_stored(

@@ -184,12 +184,19 @@ class TransferService:
 
 EXPORT_FORMATS = ("ndjson", "csv")
 CSV_COLUMNS = ("urn", "status", "locations", "metadata", "successors", "note", "created", "updated")
+# What a spreadsheet takes for the start of a formula, after OWASP's "CSV Injection" page
+# (https://owasp.org/www-community/attacks/CSV_Injection): =, +, -, @, tab and carriage return.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def export_lines(found: Iterable[Record], kind: str) -> Iterator[str]:
+def export_lines(
+    found: Iterable[Record], kind: str, for_spreadsheets: bool = False
+) -> Iterator[str]:
     """The lines of an export of ``found`` as ``kind``: NDJSON, one record a line as the API
     shows it, or CSV, a header row then JSON for locations and metadata, successors
-    space-separated. What ``urnkit import`` reads back. An unknown ``kind`` is refused at
+    space-separated. What ``urnkit import`` reads back, every value exactly; unless
+    ``for_spreadsheets`` (the staff pages' download), where a CSV cell a spreadsheet would run
+    as a formula is neutralised (:func:`spreadsheet_cell`). An unknown ``kind`` is refused at
     once.
 
     >>> from datetime import datetime, UTC
@@ -200,10 +207,20 @@ def export_lines(found: Iterable[Record], kind: str) -> Iterator[str]:
     """
     if kind not in EXPORT_FORMATS:
         raise UnacceptableError(f"an export is {' or '.join(EXPORT_FORMATS)}", field="format")
-    return _export_lines(found, kind)
+    return _export_lines(found, kind, spreadsheet_cell if for_spreadsheets else str)
 
 
-def _export_lines(found: Iterable[Record], kind: str) -> Iterator[str]:
+def spreadsheet_cell(text: str) -> str:
+    """``text`` as a spreadsheet shows it without running it: a cell beginning with one of
+    :data:`FORMULA_STARTS` gets a single quote before it, OWASP's rule.
+
+    >>> spreadsheet_cell("=cmd|' /C calc'!A0"), spreadsheet_cell("a=b")
+    ("'=cmd|' /C calc'!A0", 'a=b')
+    """
+    return f"'{text}" if text.startswith(FORMULA_STARTS) else text
+
+
+def _export_lines(found: Iterable[Record], kind: str, cell: Callable[[str], str]) -> Iterator[str]:
     compact: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
     if kind == "csv":
         yield _csv_line(CSV_COLUMNS)
@@ -214,14 +231,17 @@ def _export_lines(found: Iterable[Record], kind: str) -> Iterator[str]:
             continue
         yield _csv_line(
             [
-                row["urn"],
-                row["status"],
-                json.dumps(row["locations"], **compact),
-                json.dumps(row["metadata"], **compact),
-                " ".join(row["successors"]),
-                row["note"] or "",
-                row["created"],
-                row["updated"],
+                cell(text)
+                for text in (
+                    row["urn"],
+                    row["status"],
+                    json.dumps(row["locations"], **compact),
+                    json.dumps(row["metadata"], **compact),
+                    " ".join(row["successors"]),
+                    row["note"] or "",
+                    row["created"],
+                    row["updated"],
+                )
             ]
         )
 

@@ -103,7 +103,7 @@ tokens = sa.Table(
     sa.Column("revoked", _TIME),
 )
 # Staff accounts (migration staff_accounts): a user name unique in any case (``name_key``,
-# case-folded), an argon2 hash, and an ``epoch`` a password change or disabling advances.
+# case-folded), an argon2 hash.
 accounts = sa.Table(
     "accounts",
     metadata,
@@ -115,17 +115,27 @@ accounts = sa.Table(
     sa.Column("role", sa.String(20), nullable=False),
     sa.Column("disabled", sa.Boolean, nullable=False),
     sa.Column("must_change_password", sa.Boolean, nullable=False),
-    sa.Column("epoch", sa.Integer, nullable=False),
     sa.Column("created", _TIME, nullable=False),
 )
-# Failed sign-ins by subject ("account:<name_key>", "client:<address>"), for every process.
+# The live staff sessions: the SHA-256 hash of each one's id (its cookie carries the id, signed),
+# its account, its expiry. Signing out, a password change and an admin delete rows.
+staff_sessions = sa.Table(
+    "staff_sessions",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("account_id", sa.ForeignKey("accounts.id"), nullable=False, index=True),
+    sa.Column("created", _TIME, nullable=False),
+    sa.Column("expires", _TIME, nullable=False),
+)
+# Failed sign-ins by account and client address together ("<name_key> from <address>"), for
+# every process: how many in a row, the last one's time, and when the pair may try again.
 sign_in_failures = sa.Table(
     "sign_in_failures",
     metadata,
-    sa.Column("subject", sa.String(300), primary_key=True),
+    sa.Column("subject", sa.String(600), primary_key=True),
     sa.Column("failures", sa.Integer, nullable=False),
-    sa.Column("first_failure", _TIME, nullable=False),
-    sa.Column("locked_until", _TIME),
+    sa.Column("last_failure", _TIME, nullable=False),
+    sa.Column("not_before", _TIME, nullable=False),
 )
 # Secrets every server shares, made once (the staff sessions' signing key).
 server_secrets = sa.Table(

@@ -31,11 +31,11 @@ from urnkit.resolver.web.limits import PRINCIPAL, UPLOAD_BODY
 from urnkit.resolver.web.sessions import (
     CSRF_FIELD,
     PASSWORD,
-    SESSION_COOKIE,
     CSRFError,
     Sessions,
     StaffRedirect,
     csrf_basis,
+    session_of,
     sessions_of,
     sign_in_location,
 )
@@ -228,7 +228,7 @@ def csrf_checked(request: Request, sessions: StaffSessions, form: StaffForm) -> 
     """Refuse (403) a POST whose form lacks the CSRF token of the request's session, or of
     its pre-session before sign-in: every staff router depends on this."""
     if request.method == "POST" and not sessions.csrf_valid(
-        csrf_basis(request), form.get(CSRF_FIELD)
+        csrf_basis(request, sessions), form.get(CSRF_FIELD)
     ):
         raise CSRFError(
             "this form's security token is missing or out of date (CSRF): go back, reload the "
@@ -240,9 +240,8 @@ def csrf_checked(request: Request, sessions: StaffSessions, form: StaffForm) -> 
 def _signed_in(request: Request, services: ServiceDep, sessions: StaffSessions) -> Account:
     """The account of the request's staff session, read again now; without a live one, to
     the sign-in page and back."""
-    cookie = request.cookies.get(SESSION_COOKIE)
-    session = sessions.read(cookie) if cookie else None
-    account = None if session is None else services.accounts.session_account(*session)
+    session = session_of(request, sessions)
+    account = None if session is None else services.accounts.session_account(session)
     if account is None:
         raise StaffRedirect(sign_in_location(request))
     return account

@@ -1,25 +1,29 @@
 """The staff pages' sessions and their protection against cross-site request forgery.
 
-A session is a cookie signed with itsdangerous (the signer Flask's and Starlette's own session
-cookies use: a timestamped HMAC, checked in constant time), holding only the account's id and
-its credential epoch; the signature's timestamp is the issue time, against which the expiry
-(``staff_session_hours``) is checked. Nothing else is kept in any process: every staff request
-reads the account again (:meth:`~urnkit.resolver.services.accounts.AccountService.session_account`),
-so a disabled account or a changed password ends its sessions at once, on every server. The key
-is the ``staff_secret`` setting, else one made once and kept in the database.
+A session is a row of the database (``staff_sessions``: its account and expiry) and a cookie
+holding its id, signed with itsdangerous (the signer Flask's and Starlette's own session
+cookies use: a timestamped HMAC, checked in constant time). Every staff request reads the
+session and its account again
+(:meth:`~urnkit.resolver.services.accounts.AccountService.session_account`), so signing out,
+a password change, an admin's "end sessions" and a disabled account end sessions at once, on
+every server; the expiry (``staff_session_hours``) is kept in the row and in the signature.
+The key is the ``staff_secret`` setting, else one made once and kept in the database.
 
 The cookie is ``HttpOnly``, ``SameSite=Lax``, ``Path=/staff``, and ``Secure`` when the request
 came over https (after the trusted proxies' word: :mod:`~urnkit.resolver.web.proxies`).
 
 Every form carries a CSRF token (templates/staff/forms.html's ``csrf_field``): an HMAC of the
-session cookie, or before sign-in of a random pre-session cookie, so that a page of another
-site, which can neither read these cookies nor the page, cannot post one (checked for every
-POST under ``/staff/``: :func:`~urnkit.resolver.web.deps.csrf_checked`).
+session cookie, or before sign-in of a pre-session cookie, so that a page of another site,
+which can neither read these cookies nor the page, cannot post one (checked for every POST
+under ``/staff/``: :func:`~urnkit.resolver.web.deps.csrf_checked`). Only a cookie the server
+signed is a basis: a pre-session value a client chose is replaced by one of the server's.
 
 >>> sessions = Sessions("key", timedelta(hours=1))
->>> sessions.read(sessions.issue(7, 2))
-(7, 2)
+>>> sessions.read(sessions.issue("a-session-id"))
+'a-session-id'
 >>> sessions.read("forged.value") is None
+True
+>>> sessions.read(sessions.pre_session()) is None  # a pre-session is no session
 True
 >>> local_path("//evil.example/staff"), local_path("/staff/tokens?lang=fi")
 ('/staff/', '/staff/tokens?lang=fi')
@@ -40,7 +44,7 @@ from fastapi import Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
-from urnkit.resolver.domain import ResolverError, SignInLimits
+from urnkit.resolver.domain import ResolverError, SignInLimits, TooManyAttemptsError
 from urnkit.resolver.settings import Settings
 from urnkit.resolver.web.languages import page_language, with_language
 from urnkit.resolver.web.templating import html_page
@@ -89,7 +93,7 @@ def see_other(request: Request, location: str) -> RedirectResponse:
 
 @dataclass(frozen=True, slots=True)
 class StaffPolicy:
-    """The staff pages' settings: the configured key, a session's lifetime, sign-in limits."""
+    """The staff pages' settings: the configured key, a session's lifetime, sign-in's back-off."""
 
     secret: str = ""
     lifetime: timedelta = timedelta(hours=12)
@@ -98,38 +102,46 @@ class StaffPolicy:
     @classmethod
     def from_settings(cls, settings: Settings) -> StaffPolicy:
         """The policy of the ``staff_*`` settings."""
-        minutes = timedelta(minutes=settings.staff_lockout_minutes)
         return cls(
             settings.staff_secret,
             timedelta(hours=settings.staff_session_hours),
-            SignInLimits(settings.staff_sign_in_attempts, minutes, minutes),
+            SignInLimits(
+                attempts=settings.staff_sign_in_attempts,
+                backoff=timedelta(seconds=settings.staff_sign_in_backoff_seconds),
+                longest=timedelta(minutes=settings.staff_sign_in_longest_minutes),
+            ),
         )
 
 
 class Sessions:
-    """Signed session cookies and the CSRF tokens bound to them, under one key."""
+    """Signed session and pre-session cookies and the CSRF tokens bound to them, under one
+    key."""
 
     def __init__(self, secret: str, lifetime: timedelta) -> None:
         self._signer = URLSafeTimedSerializer(secret, salt="urnkit.staff.session")
+        self._pre_signer = URLSafeTimedSerializer(secret, salt="urnkit.staff.pre-session")
         self._key = hashlib.sha256(b"urnkit.staff.csrf\0" + secret.encode()).digest()
         self.lifetime = lifetime
 
-    def issue(self, account_id: int, epoch: int) -> str:
-        """A session cookie's value for the account at its credential ``epoch``."""
-        return self._signer.dumps([account_id, epoch])
+    def issue(self, session_id: str) -> str:
+        """A session cookie's value for the session ``session_id``."""
+        return self._signer.dumps(session_id)
 
-    def read(self, value: str) -> tuple[int, int] | None:
-        """The account id and epoch of a session cookie signed here and not expired."""
-        try:
-            content: Any = self._signer.loads(value, max_age=int(self.lifetime.total_seconds()))
-        except BadSignature:  # its subclass SignatureExpired too
-            return None
-        if (
-            isinstance(content, list)
-            and len(content) == 2
-            and all(type(part) is int for part in content)
-        ):
-            return content[0], content[1]
+    def read(self, value: str) -> str | None:
+        """The session id of a session cookie signed here and not expired."""
+        return _loaded(self._signer, value, self.lifetime)
+
+    def pre_session(self) -> str:
+        """A new pre-session cookie's value: 256 random bits, signed here."""
+        return self._pre_signer.dumps(secrets.token_urlsafe(32))
+
+    def basis(self, session: str | None, pre_session: str | None) -> str | None:
+        """What a CSRF token is bound to: the session cookie's value, else the pre-session's,
+        each only if signed here and not expired."""
+        if session and self.read(session) is not None:
+            return session
+        if pre_session and _loaded(self._pre_signer, pre_session, self.lifetime) is not None:
+            return pre_session
         return None
 
     def csrf_token(self, basis: str) -> str:
@@ -141,6 +153,15 @@ class Sessions:
         if not basis or not token:
             return False
         return hmac.compare_digest(self.csrf_token(basis), token)
+
+
+def _loaded(signer: URLSafeTimedSerializer, value: str, lifetime: timedelta) -> str | None:
+    """The text ``signer`` signed into ``value`` within ``lifetime``, else None."""
+    try:
+        content: Any = signer.loads(value, max_age=int(lifetime.total_seconds()))
+    except BadSignature:  # its subclass SignatureExpired too
+        return None
+    return content if isinstance(content, str) else None
 
 
 def sessions_of(request: Request, secret: Callable[[str], str]) -> Sessions:
@@ -160,9 +181,11 @@ def staff_policy(request: Request) -> StaffPolicy:
     return policy
 
 
-def csrf_basis(request: Request) -> str | None:
-    """What the request's CSRF token is bound to: its session cookie, else its pre-session."""
-    return request.cookies.get(SESSION_COOKIE) or request.cookies.get(PRE_SESSION_COOKIE)
+def csrf_basis(request: Request, sessions: Sessions) -> str | None:
+    """What the request's CSRF token is bound to: its session cookie, else its pre-session,
+    if the server signed it (:meth:`Sessions.basis`)."""
+    cookies = request.cookies
+    return sessions.basis(cookies.get(SESSION_COOKIE), cookies.get(PRE_SESSION_COOKIE))
 
 
 def local_path(target: str | None) -> str:
@@ -204,17 +227,26 @@ def set_cookie(
     )
 
 
+def session_of(request: Request, sessions: Sessions) -> str | None:
+    """The id of the session the request's cookie names, if the server signed it and it has
+    not expired (whether it is still live, the database says)."""
+    cookie = request.cookies.get(SESSION_COOKIE)
+    return sessions.read(cookie) if cookie else None
+
+
 def start_session(
-    request: Request, response: Response, sessions: Sessions, account_id: int, epoch: int
+    request: Request, response: Response, sessions: Sessions, session_id: str
 ) -> None:
-    """Sign the account in on ``response``: its session cookie; the pre-session's is dropped."""
+    """Sign in on ``response``: the cookie of the session ``session_id``; the pre-session's is
+    dropped."""
     age = int(sessions.lifetime.total_seconds())
-    set_cookie(request, response, SESSION_COOKIE, sessions.issue(account_id, epoch), age)
+    set_cookie(request, response, SESSION_COOKIE, sessions.issue(session_id), age)
     response.delete_cookie(PRE_SESSION_COOKIE, path=STAFF)
 
 
 def end_session(response: Response) -> None:
-    """Sign out on ``response``: the session cookie is dropped."""
+    """Sign out on ``response``: the session cookie is dropped (the session itself is ended
+    in the database)."""
     response.delete_cookie(SESSION_COOKIE, path=STAFF, httponly=True, samesite="lax")
 
 
@@ -227,12 +259,13 @@ def staff_page(
     **context: Any,
 ) -> HTMLResponse:
     """A staff page: ``template`` with the CSRF token its forms carry (a pre-session cookie is
-    set if the request had none to bind it to) and, if a service refused, ``errors``: the
-    refusal's detail by the form field it concerns (its ``field``, else ``form``)."""
-    basis = csrf_basis(request)
+    set if the request had none signed here to bind it to) and, if a service refused,
+    ``errors``: the refusal's detail by the form field it concerns (its ``field``, else
+    ``form``). A refusal to wait (429) says for how long in ``Retry-After``."""
+    basis = csrf_basis(request, sessions)
     fresh = None
     if basis is None:
-        basis = fresh = secrets.token_urlsafe(32)
+        basis = fresh = sessions.pre_session()
     errors = {} if error is None else {str(error.extensions.get("field", "form")): error.detail}
     context.setdefault("values", {})
     page = html_page(
@@ -246,4 +279,6 @@ def staff_page(
     )
     if fresh is not None:
         set_cookie(request, page, PRE_SESSION_COOKIE, fresh, None)
+    if isinstance(error, TooManyAttemptsError):
+        page.headers["Retry-After"] = str(error.extensions["retry_after"])
     return page

@@ -1,18 +1,25 @@
-"""The staff accounts' queries (``tx.accounts``): accounts, the failed sign-ins counted against
-an account or a client address, and the secrets the servers share."""
+"""The staff accounts' queries (``tx.accounts``): accounts, their sessions, the failed sign-ins
+counted against an account and a client address together, and the secrets the servers share."""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
 
 from urnkit.resolver.domain import Account, SignInLimits, name_key
 from urnkit.resolver.store.queries.base import Queries, now, utc
-from urnkit.resolver.store.tables import accounts, organisations, server_secrets, sign_in_failures
+from urnkit.resolver.store.tables import (
+    accounts,
+    organisations,
+    server_secrets,
+    sign_in_failures,
+    staff_sessions,
+)
 
 _ACCOUNT = (
     accounts.c.id,
@@ -21,17 +28,23 @@ _ACCOUNT = (
     accounts.c.role,
     accounts.c.disabled,
     accounts.c.must_change_password,
-    accounts.c.epoch,
     accounts.c.created,
 )
 
 
 def _account(row: Sequence[Any]) -> Account:
-    return Account(row[0], row[1], row[2], row[3], bool(row[4]), bool(row[5]), row[6], utc(row[7]))
+    return Account(row[0], row[1], row[2], row[3], bool(row[4]), bool(row[5]), utc(row[6]))
+
+
+def _session_hash(session_id: str) -> str:
+    """What ``staff_sessions`` keeps of a session's id: its SHA-256, so that a copy of the
+    table signs no one in."""
+    return hashlib.sha256(session_id.encode()).hexdigest()
 
 
 class Accounts(Queries):
-    """The queries of ``accounts``, ``sign_in_failures`` and ``server_secrets``."""
+    """The queries of ``accounts``, ``staff_sessions``, ``sign_in_failures`` and
+    ``server_secrets``."""
 
     __slots__ = ()
 
@@ -48,7 +61,6 @@ class Accounts(Queries):
                 role=role,
                 disabled=False,
                 must_change_password=True,
-                epoch=1,
                 created=now(),
             )
             .on_conflict_do_nothing()
@@ -72,7 +84,7 @@ class Accounts(Queries):
             .add_columns(accounts.c.password_hash)
             .where(accounts.c.name_key == name_key(name))
         ).first()
-        return None if row is None else (_account(row), row[8])
+        return None if row is None else (_account(row), row[7])
 
     def all(self, organisation: str | None = None) -> list[Account]:
         """Every account, or an organisation's, by organisation and name."""
@@ -82,57 +94,108 @@ class Accounts(Queries):
         return [_account(row) for row in self.connection.execute(query)]
 
     def set_password(self, account_id: int, password_hash: str, must_change: bool) -> None:
-        """Store a new password's hash; the epoch advances, so older sessions stop."""
-        self._update(account_id, password_hash=password_hash, must_change_password=must_change)
-
-    def set_disabled(self, account_id: int, disabled: bool) -> bool:
-        """Disable or enable an account (the epoch advances); False when there is none."""
-        return self._update(account_id, disabled=disabled)
-
-    def _update(self, account_id: int, **values: object) -> bool:
-        statement = (
+        """Store a new password's hash."""
+        self.connection.execute(
             sa.update(accounts)
             .where(accounts.c.id == account_id)
-            .values(epoch=accounts.c.epoch + 1, **values)
+            .values(password_hash=password_hash, must_change_password=must_change)
         )
+
+    def set_disabled(self, account_id: int, disabled: bool) -> bool:
+        """Disable or enable an account; False when there is none."""
+        statement = sa.update(accounts).where(accounts.c.id == account_id).values(disabled=disabled)
         return self.connection.execute(statement).rowcount == 1
 
-    def locked_until(self, subjects: list[str]) -> datetime | None:
-        """The latest time any of ``subjects`` is locked out until, if one is locked now."""
-        latest = self.connection.scalar(
-            sa.select(sa.func.max(sign_in_failures.c.locked_until)).where(
-                sign_in_failures.c.subject.in_(subjects)
+    def start_session(self, account_id: int, lifetime: timedelta) -> str:
+        """A new session of the account, lasting ``lifetime``: its id (256 random bits). The
+        sessions expired by now go."""
+        moment = now()
+        self.connection.execute(sa.delete(staff_sessions).where(staff_sessions.c.expires <= moment))
+        session_id = secrets.token_urlsafe(32)
+        self.connection.execute(
+            sa.insert(staff_sessions).values(
+                id=_session_hash(session_id),
+                account_id=account_id,
+                created=moment,
+                expires=moment + lifetime,
             )
+        )
+        return session_id
+
+    def session_account(self, session_id: str) -> Account | None:
+        """The account of the session ``session_id``, if it is live (not ended, not expired)."""
+        row = self.connection.execute(
+            self._select()
+            .join(staff_sessions, staff_sessions.c.account_id == accounts.c.id)
+            .where(staff_sessions.c.id == _session_hash(session_id))
+            .where(staff_sessions.c.expires > now())
+        ).first()
+        return None if row is None else _account(row)
+
+    def end_session(self, session_id: str) -> None:
+        """End the session ``session_id``."""
+        self.connection.execute(
+            sa.delete(staff_sessions).where(staff_sessions.c.id == _session_hash(session_id))
+        )
+
+    def end_sessions(self, account_id: int) -> int:
+        """End every session of the account; how many there were."""
+        statement = sa.delete(staff_sessions).where(staff_sessions.c.account_id == account_id)
+        ended: int = self.connection.execute(statement).rowcount
+        return ended
+
+    def attempt(self, subject: str) -> datetime | None:
+        """Begin a sign-in of ``subject`` (an account and a client address): its row made if
+        missing and locked until the transaction ends, so that concurrent attempts of one
+        subject go one at a time; the time before which it may not try, if still to come."""
+        moment = now()
+        self.connection.execute(
+            self._insert(sign_in_failures)
+            .values(subject=subject, failures=0, last_failure=moment, not_before=moment)
+            .on_conflict_do_nothing()
+        )
+        latest = self.connection.scalar(
+            sa.select(sign_in_failures.c.not_before)
+            .where(sign_in_failures.c.subject == subject)
+            .with_for_update()
         )
         if latest is None or utc(latest) <= now():
             return None
         return utc(latest)
 
-    def fail(self, subjects: list[str], limits: SignInLimits) -> None:
-        """Count a failed sign-in against each subject: a count older than the window starts
-        again; the ``attempts``-th failure within it locks the subject out."""
+    def fail(self, subject: str, limits: SignInLimits) -> None:
+        """Count a failed sign-in against ``subject``: one more in a row, or the first again
+        if the last was ``limits.forgotten`` ago, counted in one statement. It may not try
+        again for :meth:`SignInLimits.wait` of its count; failures forgotten go."""
         moment = now()
-        for subject in subjects:
-            row = self.connection.execute(
-                sa.select(sign_in_failures.c.failures, sign_in_failures.c.first_failure)
-                .where(sign_in_failures.c.subject == subject)
-                .with_for_update()
-            ).first()
-            if row is None or utc(row[1]) + limits.window <= moment:
-                failures, first = 1, moment
-            else:
-                failures, first = row[0] + 1, utc(row[1])
-            locked = moment + limits.lockout if failures >= limits.attempts else None
-            values = {"failures": failures, "first_failure": first, "locked_until": locked}
-            statement = self._insert(sign_in_failures).values(subject=subject, **values)
-            self.connection.execute(
-                statement.on_conflict_do_update(index_elements=["subject"], set_=values)
+        table = sign_in_failures
+        recent = table.c.last_failure > moment - limits.forgotten
+        counted = (
+            self._insert(table)
+            .values(subject=subject, failures=1, last_failure=moment, not_before=moment)
+            .on_conflict_do_update(
+                index_elements=["subject"],
+                set_={
+                    "failures": sa.case((recent, table.c.failures + 1), else_=1),
+                    "last_failure": moment,
+                },
             )
-
-    def succeed(self, subjects: list[str]) -> None:
-        """Forget the failures counted against ``subjects``."""
+            .returning(table.c.failures)
+        )
+        failures: int = self.connection.execute(counted).scalar_one()
         self.connection.execute(
-            sa.delete(sign_in_failures).where(sign_in_failures.c.subject.in_(subjects))
+            sa.update(table)
+            .where(table.c.subject == subject)
+            .values(not_before=moment + limits.wait(failures))
+        )
+        self.connection.execute(
+            sa.delete(table).where(table.c.last_failure <= moment - limits.forgotten)
+        )
+
+    def succeed(self, subject: str) -> None:
+        """Forget the failures counted against ``subject``."""
+        self.connection.execute(
+            sa.delete(sign_in_failures).where(sign_in_failures.c.subject == subject)
         )
 
     def secret(self, name: str) -> str:

@@ -1,5 +1,6 @@
 """``/staff/accounts``: an admin's list of every staff account; creating one for any
-organisation (its one-time password shown once), disabling and enabling."""
+organisation (its one-time password shown once), disabling and enabling, ending an account's
+sessions."""
 
 from typing import Annotated, Any
 
@@ -55,4 +56,11 @@ def disable(staff: AdminStaff, account_id: AccountId) -> Response:
 @router.post(ACCOUNTS + "/{account_id}/enable")
 def enable(staff: AdminStaff, account_id: AccountId) -> Response:
     staff.services.accounts.set_disabled(staff.account.principal(), account_id, disabled=False)
+    return staff.see_other(ACCOUNTS)
+
+
+@router.post(ACCOUNTS + "/{account_id}/end-sessions")
+def end_sessions(staff: AdminStaff, account_id: AccountId) -> Response:
+    """End every session of an account (signed in on a lost laptop): it signs in again."""
+    staff.services.accounts.end_sessions(staff.account.principal(), account_id)
     return staff.see_other(ACCOUNTS)

@@ -105,8 +105,9 @@ def reserve(staff: SignedIn, form: StaffForm) -> Response:
 @router.get(RECORDS + "/export")
 def export(staff: SignedIn, format: Annotated[str, Query(max_length=10)] = "ndjson") -> Response:
     """The records of the account's organisation, as ``urnkit export`` writes them, to
-    download."""
-    lines = export_lines(staff.services.overview.held_export(staff.account.principal()), format)
+    download; a CSV cell that a spreadsheet would run as a formula is neutralised."""
+    held = staff.services.overview.held_export(staff.account.principal())
+    lines = export_lines(held, format, for_spreadsheets=True)
     media = "text/csv" if format == "csv" else "application/x-ndjson"
     return StreamingResponse(
         lines,

@@ -1,6 +1,6 @@
 """``/staff/sign-in``, ``/staff/sign-out``, ``/staff/password``: signing in and out, and the
-change of password (forced after a one-time password). Every change of credentials issues a
-new session cookie: the old one names the old epoch and no longer works."""
+change of password (forced after a one-time password). Signing out ends the session in the
+database; a change of password ends every session of the account and starts a new one here."""
 
 from fastapi import Request, Response
 from fastapi.responses import HTMLResponse
@@ -19,6 +19,7 @@ from urnkit.resolver.web.sessions import (
     end_session,
     local_path,
     see_other,
+    session_of,
     staff_page,
     staff_policy,
     start_session,
@@ -52,12 +53,19 @@ def sign_in(
         page = "staff/sign_in.html"
         return staff_page(request, sessions, page, error=error, next=target, values=values)
     answer = see_other(request, PASSWORD if account.must_change_password else target)
-    start_session(request, answer, sessions, account.id, account.epoch)
+    session = services.accounts.start_session(account, sessions.lifetime)
+    start_session(request, answer, sessions, session)
     return answer
 
 
 @router.post("/staff/sign-out")
-def sign_out(request: Request, account: StaffSession) -> Response:
+def sign_out(
+    request: Request, services: ServiceDep, sessions: StaffSessions, account: StaffSession
+) -> Response:
+    """Sign out: the session ends on the server, its cookie is dropped."""
+    session = session_of(request, sessions)
+    assert session is not None  # StaffSession read it
+    services.accounts.end_session(session)
     answer = see_other(request, SIGN_IN)
     end_session(answer)
     return answer
@@ -76,7 +84,8 @@ def change_password(
     form: StaffForm,
     account: StaffSession,
 ) -> Response:
-    """Change the password; this session goes on under the new epoch, others end."""
+    """Change the password; every session of the account ends, this browser's goes on in a
+    new one."""
     try:
         changed = services.accounts.change_password(
             account, form.get("current", ""), form.get("new", "")
@@ -84,5 +93,7 @@ def change_password(
     except ResolverError as error:
         return staff_page(request, sessions, "staff/password.html", error=error, account=account)
     answer = see_other(request, "/staff/")
-    start_session(request, answer, sessions, changed.id, changed.epoch)
+    start_session(
+        request, answer, sessions, services.accounts.start_session(changed, sessions.lifetime)
+    )
     return answer
