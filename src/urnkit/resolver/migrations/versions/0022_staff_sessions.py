@@ -9,7 +9,7 @@ failure and the time before which it may not try again (a back-off that grows wi
 failure).
 
 Revision ID: staff_sessions
-Revises: references_per_statement
+Revises: harvest_resumption
 Create Date: 2026-11-27
 """
 
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "staff_sessions"
-down_revision = "references_per_statement"
+down_revision = "harvest_resumption"
 branch_labels = None
 depends_on = None
 
