@@ -181,7 +181,7 @@ def test_a_name_stored_before_the_control_character_rule_stays_readable(
     urn = "urn:nbn:fi:demo-old%0Aname"
     # An import carries records stored elsewhere or before the rule (an export's round trip).
     assert services.transfer.import_records(
-        [{"urn": urn, "locations": [{"url": HERE[0].url}]}]
+        [(1, {"urn": urn, "locations": [{"url": HERE[0].url}]})]
     ) == (1, 0)
     assert services.records.get(urn).locations[0].url == HERE[0].url
     assert services.resolution.resolve(urn).target == HERE[0].url

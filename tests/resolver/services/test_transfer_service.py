@@ -345,7 +345,7 @@ def test_formula_like_texts_round_trip_through_the_csv_export_exactly(
     refused: list[Any] = []
     rows = [row for _, row in csv_rows(io.BytesIO(text.encode()), lambda *r: refused.append(r))]
     assert refused == []
-    assert second_services.transfer.import_records(rows) == (1, 0)
+    assert second_services.transfer.import_records(enumerate(rows, 1)) == (1, 0)
     assert _comparable(second_services.records.get(urn)) == _comparable(exported)
 
 
