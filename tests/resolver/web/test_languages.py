@@ -16,10 +16,8 @@ from __future__ import annotations
 import re
 import secrets
 import time
-import tomllib
 from collections import Counter
 from datetime import UTC, date, datetime
-from fnmatch import fnmatch
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -112,16 +110,6 @@ def test_every_message_is_translated(language: str) -> None:
             assert placeholders(text) <= placeholders(" ".join(english)), text
             assert markup(text) == markup(english[-1]), text
         assert placeholders(strings[-1]) == placeholders(english[-1]), strings[-1]
-
-
-def test_the_package_data_holds_the_catalogues() -> None:
-    # A fresh `pip install` compiles nothing: the pages read the .po files at start-up.
-    settings = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    patterns = settings["tool"]["setuptools"]["package-data"]["urnkit.resolver"]
-    package = LOCALE.parent
-    for path in [LOCALE / "messages.pot", *LOCALE.glob("*/LC_MESSAGES/messages.po")]:
-        relative = path.relative_to(package).as_posix()
-        assert any(fnmatch(relative, pattern) for pattern in patterns), relative
 
 
 def placeholders(text: str) -> set[str]:
