@@ -222,10 +222,10 @@ class RecordService:
         key = urn.equivalence_key()
         record_id = tx.records.id(key, for_update=True)
         self.access.authorize_owner(tx, principal, prefix, record_id, str(urn))
-        check_registrable(urn)
-        found = check_locations(found)
         moment = now()
-        if record_id is None:
+        if record_id is None:  # a new registration, checked as one
+            check_registrable(urn)
+            found = check_locations(found)
             owner = self.access.owner(tx, principal, prefix, anywhere=True)
             check_restrictions(tx, owner, found)
             owner_id = tx.organisations.id(owner)
@@ -239,6 +239,9 @@ class RecordService:
                 return record, True
             record_id = tx.records.id(key, for_update=True)  # created meanwhile: replace it
             assert record_id is not None
+        # A registered record is no new registration: checked as PATCH checks it, its
+        # locations against those it holds (what was stored before a rule stays writable).
+        check_resolvable(urn.assigned_name)
         current = tx.records.get(key)
         assert current is not None
         if not overwrite and current.status != "reserved":
