@@ -223,6 +223,8 @@ def test_the_owner_writes_a_record_stored_before_the_rules_back(
     # pct-encoded %0A) and its stored URLs are not checked again.
     replaced, created = services.records.put(who.demo, urn, stored.locations, stored.metadata)
     assert (created, replaced.locations) == (False, stored.locations)
+    count, body = services.records.batch(who.demo, [(urn, stored.locations, stored.metadata)])
+    assert (count, body["results"]) == (200, [{"urn": urn, "result": "replaced"}])
     reordered = [replace(OLD_LOCATIONS[1], priority=0), OLD_LOCATIONS[0]]
     patched = services.records.patch(
         who.demo, urn, {"metadata": {"title": "Kept"}, "locations": reordered}
@@ -239,6 +241,7 @@ def test_the_owner_writes_a_record_stored_before_the_rules_back(
         lambda: services.grants.edit_locations(
             who.demo, urn, LocationEdit("add", NEW_USERINFO.url, NEW_USERINFO)
         ),
+        lambda: services.records.batch(who.demo, [(urn, [*OLD_LOCATIONS, NEW_USERINFO], {})]),
     ):
         with pytest.raises(UnacceptableError, match=r"location 3: .* holds user information"):
             write()

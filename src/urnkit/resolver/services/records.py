@@ -458,6 +458,7 @@ class RecordService:
         owners: dict[str, str] = {}  # of each prefix
         seen = FirstLines("record")
         moment = now()
+        registered = tx.bulk.present_keys(_keys(items))  # replaced, checked as PUT checks them
         for number, (text, found, metadata) in enumerate(items):
             try:
                 check_urn_length(text, ("records", number, "urn"))
@@ -468,7 +469,11 @@ class RecordService:
                 if prefix not in owners:
                     self.access.authorize(tx, principal, prefix)
                     owners[prefix] = self.access.owner(tx, principal, prefix)
-                check_registrable(urn)
+                new = urn.equivalence_key() not in registered
+                if new:
+                    check_registrable(urn)
+                else:  # its locations are checked against its own (_replace_present)
+                    check_resolvable(urn.assigned_name)
                 record = Record(
                     str(urn),
                     urn.equivalence_key(),
@@ -477,7 +482,7 @@ class RecordService:
                     owners[prefix],
                     moment,
                     moment,
-                    locations=held_as_stored((), found, owners[prefix]),
+                    locations=held_as_stored((), found, owners[prefix]) if new else (),
                     metadata=dict(metadata),
                 )
                 check_restrictions(tx, record.owner, record.locations)
@@ -498,6 +503,19 @@ class RecordService:
         present = [(number, r.key) for number, r in claimed if r.key not in ids]
         done |= _replace_present(tx, items, present, moment, actor)
         return [{"urn": done[n][0], "result": done[n][1]} for n in range(len(items))]
+
+
+def _keys(items: Sequence[tuple[str, Sequence[Location], Mapping[str, Any]]]) -> list[str]:
+    """The equivalence keys of the URNs of a batch's ``items`` that are URNs (the others are
+    refused one by one)."""
+    keys = []
+    for text, _, _ in items:
+        try:
+            check_urn_length(text)
+            keys.append(parse_urn(text).equivalence_key())
+        except (InvalidURNError, UnacceptableError):
+            continue
+    return keys
 
 
 def _replace_present(
