@@ -17,7 +17,16 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from services_support import HERE, THERE, Principals, all_records, held
+from services_support import (
+    HERE,
+    NEW_USERINFO,
+    OLD_LOCATIONS,
+    THERE,
+    Principals,
+    all_records,
+    held,
+    stored_before_the_rules,
+)
 
 from urnkit.namespaces import nbn
 from urnkit.resolver.domain import (
@@ -35,7 +44,7 @@ from urnkit.resolver.services import records as records_module
 from urnkit.resolver.services.locations import LocationEdit
 from urnkit.resolver.services.records import MAX_BATCH, MAX_GENERATE
 from urnkit.resolver.services.shapes import record_json
-from urnkit.resolver.store import Store, now
+from urnkit.resolver.store import Store
 from urnkit.urn import URN
 
 DB_SETTINGS = settings(
@@ -189,29 +198,6 @@ def test_a_name_stored_before_the_control_character_rule_stays_readable(
     assert services.resolution.resolve(urn).target == HERE[0].url
     services.records.describe(who.demo, urn, {"title": "Still changed through its pages"})
     assert services.records.get(urn).metadata == {"title": "Still changed through its pages"}
-
-
-# Locations stored before the rules of location URLs (or brought by a harvest as they were).
-OLD_LOCATIONS = (
-    Location("https://reader:secret@example.org/old", priority=1),  # user information
-    Location("https://example.org:99999/old", priority=2),  # a port past 65535
-)
-NEW_USERINFO = Location("https://someone:password@example.org/new", priority=3)
-
-
-def stored_before_the_rules(services: Services) -> str:
-    """A record of Demo Library stored before the rules of NSSs and location URLs, as a
-    database upgraded from an older version holds it (an import checks location URLs, so the
-    rows go in as that version wrote them); its URN."""
-    urn = "urn:nbn:fi:demo-old%0Aname"
-    moment = now()
-    record = Record(urn, urn, "fi:demo", "active", "Demo Library", moment, moment)
-    record = replace(record, locations=held(OLD_LOCATIONS), metadata={"title": "Old"})
-    with services.store.transaction() as tx:
-        owner_id = tx.organisations.id("Demo Library")
-        assert owner_id is not None
-        assert tx.records.insert(record, owner_id) is not None
-    return urn
 
 
 def test_the_owner_writes_a_record_stored_before_the_rules_back(

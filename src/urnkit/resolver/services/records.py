@@ -40,7 +40,7 @@ from urnkit.resolver.domain import (
 )
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.locations import check_locations, held_as_stored
-from urnkit.resolver.services.rows import FirstLines
+from urnkit.resolver.services.rows import FirstLines, equivalence_keys
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
 from urnkit.urn import URN
@@ -458,7 +458,8 @@ class RecordService:
         owners: dict[str, str] = {}  # of each prefix
         seen = FirstLines("record")
         moment = now()
-        registered = tx.bulk.present_keys(_keys(items))  # replaced, checked as PUT checks them
+        # Those registered already are replaced, checked as PUT checks them.
+        registered = tx.bulk.present_keys(equivalence_keys(text for text, _, _ in items))
         for number, (text, found, metadata) in enumerate(items):
             try:
                 check_urn_length(text, ("records", number, "urn"))
@@ -503,19 +504,6 @@ class RecordService:
         present = [(number, r.key) for number, r in claimed if r.key not in ids]
         done |= _replace_present(tx, items, present, moment, actor)
         return [{"urn": done[n][0], "result": done[n][1]} for n in range(len(items))]
-
-
-def _keys(items: Sequence[tuple[str, Sequence[Location], Mapping[str, Any]]]) -> list[str]:
-    """The equivalence keys of the URNs of a batch's ``items`` that are URNs (the others are
-    refused one by one)."""
-    keys = []
-    for text, _, _ in items:
-        try:
-            check_urn_length(text)
-            keys.append(parse_urn(text).equivalence_key())
-        except (InvalidURNError, UnacceptableError):
-            continue
-    return keys
 
 
 def _replace_present(
