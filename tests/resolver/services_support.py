@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from urnkit.resolver.domain import Location, Principal, Record
 from urnkit.resolver.services import Services
 from urnkit.resolver.services.outbound import FetchGuard
+from urnkit.resolver.store import now
 
 LOCAL_NETWORK = "127.0.0.1"
 LOCAL = FetchGuard.from_setting(LOCAL_NETWORK)
@@ -21,6 +22,29 @@ the operator allows it (``fetch_allowed_networks``), as ``test_outbound.py`` sho
 
 HERE = [Location("https://example.org/here")]
 THERE = [Location("https://example.org/there", priority=2, label="copy", media_type="text/html")]
+
+
+# Locations stored before the rules of location URLs.
+OLD_LOCATIONS = (
+    Location("https://reader:secret@example.org/old", priority=1),  # user information
+    Location("https://example.org:99999/old", priority=2),  # a port past 65535
+)
+NEW_USERINFO = Location("https://someone:password@example.org/new", priority=3)
+
+
+def stored_before_the_rules(services: Services) -> str:
+    """A record of Demo Library stored before the rules of NSSs and location URLs, as a
+    database upgraded from an older version holds it (an import checks location URLs, so the
+    rows go in as that version wrote them); its URN."""
+    urn = "urn:nbn:fi:demo-old%0Aname"
+    moment = now()
+    record = Record(urn, urn, "fi:demo", "active", "Demo Library", moment, moment)
+    record = replace(record, locations=held(OLD_LOCATIONS), metadata={"title": "Old"})
+    with services.store.transaction() as tx:
+        owner_id = tx.organisations.id("Demo Library")
+        assert owner_id is not None
+        assert tx.records.insert(record, owner_id) is not None
+    return urn
 
 
 def held(found: Iterable[Location], organisation: str = "Demo Library") -> tuple[Location, ...]:

@@ -6,6 +6,7 @@ location's URL may be (a port of 1 to 65535, no user information)."""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -126,3 +127,26 @@ def test_user_information_is_refused_as_it_would_be_published(userinfo: str, sch
 def test_an_at_sign_after_the_host_is_no_user_information() -> None:
     url = "https://example.org/people/@alice?from=a@b"
     assert check_locations([Location(url)])[0].url == url
+
+
+@given(
+    userinfo=_USERINFO,
+    holder=st.sampled_from(ORGANISATIONS),
+    grantee=st.sampled_from(ORGANISATIONS[1:]),
+)
+def test_a_url_stored_before_the_rules_stays_writable_a_new_one_is_checked(
+    userinfo: str, holder: str, grantee: str
+) -> None:
+    # Stored before the rule of user information (or of ports): written back, kept, moved.
+    old = Location(f"https://{userinfo}@example.org/old", 1, organisation=holder)
+    new = Location(f"https://{userinfo}@example.org/new", 2)
+    assert held_as_stored([old], [replace(old, priority=0)], "Owner") == (replace(old, priority=0),)
+    mine = Location("https://example.org/mine", 0)
+    if holder == grantee:  # its own location, sent back unchanged
+        assert with_own_locations([old], grantee, [mine, old])[1] == old
+    else:  # another organisation's, left as it is
+        assert with_own_locations([old], grantee, [mine])[1] == old
+    with pytest.raises(UnacceptableError, match=r"location 2: .* holds user information"):
+        held_as_stored([old], [old, new], "Owner")
+    with pytest.raises(UnacceptableError, match=r"location 2: .* holds user information"):
+        with_own_locations([old], grantee, [mine, new])

@@ -11,12 +11,22 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from services_support import HERE, THERE, Principals, all_records, held
+from services_support import (
+    HERE,
+    NEW_USERINFO,
+    OLD_LOCATIONS,
+    THERE,
+    Principals,
+    all_records,
+    held,
+    stored_before_the_rules,
+)
 
 from urnkit.namespaces import nbn
 from urnkit.resolver.domain import (
@@ -31,6 +41,7 @@ from urnkit.resolver.domain import (
 )
 from urnkit.resolver.services import Services
 from urnkit.resolver.services import records as records_module
+from urnkit.resolver.services.locations import LocationEdit
 from urnkit.resolver.services.records import MAX_BATCH, MAX_GENERATE
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store
@@ -187,6 +198,62 @@ def test_a_name_stored_before_the_control_character_rule_stays_readable(
     assert services.resolution.resolve(urn).target == HERE[0].url
     services.records.describe(who.demo, urn, {"title": "Still changed through its pages"})
     assert services.records.get(urn).metadata == {"title": "Still changed through its pages"}
+
+
+def test_the_owner_writes_a_record_stored_before_the_rules_back(
+    services: Services, who: Principals
+) -> None:
+    urn = stored_before_the_rules(services)
+    stored = services.records.get(urn)
+    # A PUT of a registered record is no new registration: its NSS (RFC 8141 §2's
+    # pct-encoded %0A) and its stored URLs are not checked again.
+    replaced, created = services.records.put(who.demo, urn, stored.locations, stored.metadata)
+    assert (created, replaced.locations) == (False, stored.locations)
+    count, body = services.records.batch(who.demo, [(urn, stored.locations, stored.metadata)])
+    assert (count, body["results"]) == (200, [{"urn": urn, "result": "replaced"}])
+    reordered = [replace(OLD_LOCATIONS[1], priority=0), OLD_LOCATIONS[0]]
+    patched = services.records.patch(
+        who.demo, urn, {"metadata": {"title": "Kept"}, "locations": reordered}
+    )
+    assert [loc.url for loc in patched.locations] == [OLD_LOCATIONS[1].url, OLD_LOCATIONS[0].url]
+    edited = services.grants.edit_locations(who.demo, urn, LocationEdit("up", OLD_LOCATIONS[0].url))
+    assert [loc.url for loc in edited.locations] == [loc.url for loc in OLD_LOCATIONS]
+    # A new location is checked: user information would be published.
+    for write in (
+        lambda: services.records.put(who.demo, urn, [*OLD_LOCATIONS, NEW_USERINFO], {}),
+        lambda: services.records.patch(
+            who.demo, urn, {"locations": [*OLD_LOCATIONS, NEW_USERINFO]}
+        ),
+        lambda: services.grants.edit_locations(
+            who.demo, urn, LocationEdit("add", NEW_USERINFO.url, NEW_USERINFO)
+        ),
+        lambda: services.records.batch(who.demo, [(urn, [*OLD_LOCATIONS, NEW_USERINFO], {})]),
+    ):
+        with pytest.raises(UnacceptableError, match=r"location 3: .* holds user information"):
+            write()
+    assert services.records.get(urn) == edited
+    with pytest.raises(UnacceptableError, match="%0A"):  # a new registration still is checked
+        services.records.put(who.demo, "urn:nbn:fi:demo-new%0Aname", HERE, {})
+
+
+def test_a_grantee_adds_its_own_beside_locations_stored_before_the_rules(
+    services: Services, who: Principals
+) -> None:
+    urn = stored_before_the_rules(services)
+    services.grants.grant(who.demo, urn, "Other Library")
+    record = services.grants.put_own(who.other, urn, THERE)
+    assert record.locations == (*held(OLD_LOCATIONS), *held(THERE, "Other Library"))
+    record = services.grants.edit_locations(
+        who.other, urn, LocationEdit("add", HERE[0].url, replace(HERE[0], priority=5))
+    )
+    assert [loc.url for loc in record.locations][-1] == HERE[0].url
+    with pytest.raises(UnacceptableError, match=r"location 2: .* holds user information"):
+        services.grants.put_own(who.other, urn, [*THERE, NEW_USERINFO])
+    with pytest.raises(UnacceptableError, match=r"location 3: .* holds user information"):
+        services.grants.edit_locations(
+            who.other, urn, LocationEdit("add", NEW_USERINFO.url, NEW_USERINFO)
+        )
+    assert services.records.get(urn) == record
 
 
 # --- deactivation --------------------------------------------------------------------------------

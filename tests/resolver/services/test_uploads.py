@@ -14,7 +14,14 @@ import pytest
 import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from services_support import HERE, Principals
+from services_support import (
+    HERE,
+    NEW_USERINFO,
+    OLD_LOCATIONS,
+    Principals,
+    held,
+    stored_before_the_rules,
+)
 
 from urnkit import validate
 from urnkit.resolver.domain import ConflictError, Record, UnacceptableError
@@ -272,3 +279,27 @@ def test_another_organisation_writes_while_a_preview_runs(
     assert [w.urn for w in written] == ["urn:nbn:fi:demox-w"]
     assert [row.outcome for row in preview.rows] == ["created"] * 200
     assert services.records.get("urn:nbn:fi:demox-w").owner == "Other Library"
+
+
+def test_an_upload_writes_a_record_stored_before_the_rules_back(
+    services: Services, who: Principals
+) -> None:
+    urn = stored_before_the_rules(services)  # its NSS holds %0A (RFC 8141 §2's pct-encoded)
+    old = [{"url": loc.url, "priority": loc.priority} for loc in OLD_LOCATIONS]
+    new = {"url": NEW_USERINFO.url, "priority": NEW_USERINFO.priority}
+    data = ndjson(
+        {"urn": urn, "locations": old, "metadata": {"title": "Uploaded"}},
+        {"urn": "urn:nbn:fi:demo-up%0Aload", "locations": old},  # a new registration
+    )
+    preview = services.uploads.preview(who.demo, data, "ndjson", change_existing=True)
+    assert [(row.outcome, row.field) for row in preview.rows] == [
+        ("replaced", None),
+        ("refused", "urn"),
+    ]
+    services.uploads.commit(who.demo, data, "ndjson", preview.digest, change_existing=True)
+    record = services.records.get(urn)
+    assert (record.metadata, record.locations) == ({"title": "Uploaded"}, held(OLD_LOCATIONS))
+    added = ndjson({"urn": urn, "locations": [*old, new]})
+    refused = services.uploads.preview(who.demo, added, "ndjson", change_existing=True).rows[0]
+    assert (refused.outcome, refused.field) == ("refused", "locations")
+    assert "holds user information" in str(refused.refusal)

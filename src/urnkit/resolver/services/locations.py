@@ -18,17 +18,24 @@ MAX_PRIORITY = 1_000_000
 LONGEST = {"url": 4000, "label": 1000, "media_type": 255}
 
 
-def check_locations(found: Sequence[Location]) -> tuple[Location, ...]:
+def check_locations(
+    found: Sequence[Location], stored: Sequence[Location] = ()
+) -> tuple[Location, ...]:
     """Locations fit to store, best first: absolute http(s) or ftp URLs without spaces
     (:func:`url_problem`), priorities 0 to :data:`MAX_PRIORITY` (the lowest number is the
     best), texts no longer than :data:`LONGEST` says, at most ``MAX_LOCATIONS``. A refusal
-    names the location's member it concerns (``field``).
+    names the location's member it concerns (``field``). A URL of the record's ``stored``
+    locations is not checked again: what was stored before a rule stays writable.
 
     >>> check_locations([Location("ftp:/x")])
     Traceback (most recent call last):
     ...
     urnkit.resolver.domain.UnacceptableError: location 1: 'ftp:/x' is not an absolute ...
+    >>> old = Location("https://user:password@example.org/")
+    >>> check_locations([old], stored=[old]) == (old,)
+    True
     """
+    stored_urls = {location.url for location in stored}
     for number, location in enumerate(found, 1):
         for member, longest in LONGEST.items():
             if len(getattr(location, member) or "") > longest:
@@ -36,7 +43,7 @@ def check_locations(found: Sequence[Location]) -> tuple[Location, ...]:
                     f"location {number}: the {member} is longer than {longest} characters",
                     field=member,
                 )
-        problem = url_problem(location.url)
+        problem = None if location.url in stored_urls else url_problem(location.url)
         if problem is not None:
             raise UnacceptableError(f"location {number}: {problem}", field="url")
         if not 0 <= location.priority <= MAX_PRIORITY:
@@ -93,7 +100,7 @@ def held_as_stored(
     """The owner's whole list of a record's locations (``found``, checked), each held by the
     organisation holding its URL in ``current``, a new URL by ``owner``: the owner orders and
     removes any organisation's locations, and adds its own. A location naming another holder
-    than that is refused.
+    than that is refused; only URLs not in ``current`` are checked by :func:`url_problem`.
 
     >>> stored = [Location("https://a.example/1", 1, organisation="A")]
     >>> [loc.organisation for loc in held_as_stored(stored, [
@@ -111,14 +118,15 @@ def held_as_stored(
                 f"location {number}: {loc.url} is held by {holder!r}, not {loc.organisation!r}"
             )
         held.append(replace(loc, organisation=holder))
-    return check_locations(held)
+    return check_locations(held, current)
 
 
 def with_own_locations(
     current: Sequence[Location], organisation: str, found: Sequence[Location]
 ) -> tuple[Location, ...]:
     """A record's locations after ``organisation`` replaced its own with ``found`` (checked):
-    the other organisations' locations stay as they are. A URL another organisation holds, or
+    the other organisations' locations stay as they are, unchecked by :func:`url_problem` (as
+    are the URLs of ``organisation``'s own stored ones). A URL another organisation holds, or
     a location naming another organisation, is refused (:class:`ForbiddenError`).
 
     >>> stored = [Location("https://a.example/1", 1, organisation="A")]
@@ -145,8 +153,8 @@ def with_own_locations(
                 f"{organisation!r} adds and changes only its own locations"
             )
         own.append(replace(loc, organisation=organisation))
-    check_locations(own)  # refusals numbered as the caller numbered its locations
-    return check_locations([*others, *own])
+    check_locations(own, current)  # refusals numbered as the caller numbered its locations
+    return check_locations([*others, *own], current)
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ from urnkit.resolver.domain import (
 )
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.locations import check_locations, held_as_stored
-from urnkit.resolver.services.rows import FirstLines
+from urnkit.resolver.services.rows import FirstLines, equivalence_keys
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
 from urnkit.urn import URN
@@ -222,10 +222,10 @@ class RecordService:
         key = urn.equivalence_key()
         record_id = tx.records.id(key, for_update=True)
         self.access.authorize_owner(tx, principal, prefix, record_id, str(urn))
-        check_registrable(urn)
-        found = check_locations(found)
         moment = now()
-        if record_id is None:
+        if record_id is None:  # a new registration, checked as one
+            check_registrable(urn)
+            found = check_locations(found)
             owner = self.access.owner(tx, principal, prefix, anywhere=True)
             check_restrictions(tx, owner, found)
             owner_id = tx.organisations.id(owner)
@@ -239,6 +239,9 @@ class RecordService:
                 return record, True
             record_id = tx.records.id(key, for_update=True)  # created meanwhile: replace it
             assert record_id is not None
+        # A registered record is no new registration: checked as PATCH checks it, its
+        # locations against those it holds (what was stored before a rule stays writable).
+        check_resolvable(urn.assigned_name)
         current = tx.records.get(key)
         assert current is not None
         if not overwrite and current.status != "reserved":
@@ -455,6 +458,8 @@ class RecordService:
         owners: dict[str, str] = {}  # of each prefix
         seen = FirstLines("record")
         moment = now()
+        # Those registered already are replaced, checked as PUT checks them.
+        registered = tx.bulk.present_keys(equivalence_keys(text for text, _, _ in items))
         for number, (text, found, metadata) in enumerate(items):
             try:
                 check_urn_length(text, ("records", number, "urn"))
@@ -465,7 +470,11 @@ class RecordService:
                 if prefix not in owners:
                     self.access.authorize(tx, principal, prefix)
                     owners[prefix] = self.access.owner(tx, principal, prefix)
-                check_registrable(urn)
+                new = urn.equivalence_key() not in registered
+                if new:
+                    check_registrable(urn)
+                else:  # its locations are checked against its own (_replace_present)
+                    check_resolvable(urn.assigned_name)
                 record = Record(
                     str(urn),
                     urn.equivalence_key(),
@@ -474,7 +483,7 @@ class RecordService:
                     owners[prefix],
                     moment,
                     moment,
-                    locations=held_as_stored((), found, owners[prefix]),
+                    locations=held_as_stored((), found, owners[prefix]) if new else (),
                     metadata=dict(metadata),
                 )
                 check_restrictions(tx, record.owner, record.locations)

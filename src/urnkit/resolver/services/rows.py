@@ -13,7 +13,7 @@ import csv
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, BinaryIO
@@ -273,18 +273,25 @@ class Rules:
     owner: str | None = None
 
     def record(
-        self, row: Mapping[str, Any], moment: datetime, holders: dict[str, str] | None = None
+        self,
+        row: Mapping[str, Any],
+        moment: datetime,
+        holders: dict[str, str] | None = None,
+        stored: Mapping[str, Record] | None = None,
     ) -> Record:
         """The record a row makes, created at ``moment``; its refusal (a
         :class:`~urnkit.resolver.domain.ResolverError` whose detail begins with the URN and
         whose ``field`` names the row's field) when it is unfit. ``holders`` keeps the owner of
-        each prefix seen, for the next rows."""
+        each prefix seen, for the next rows; ``stored`` holds the records registered already,
+        by key: a row of one is no new registration (its URN checked leniently, its locations'
+        URLs only where it adds them)."""
         text = str(row.get("urn", ""))
         field = "urn"
         try:
             check_urn_length(text)
             urn = parse_urn(text)
-            if self.principal is None:  # legacy URNs, which exist already: the lenient view
+            current = (stored or {}).get(urn.equivalence_key())
+            if self.principal is None or current is not None:  # exist already: lenient
                 check_resolvable(urn.assigned_name)
             else:  # new registrations: RFC 8458 read strictly, as the API reads it
                 check_registrable(urn)
@@ -306,7 +313,7 @@ class Rules:
             check_record(row)
             check_identifiers(metadata)
             field = "locations"
-            found = _locations(row)
+            found = _locations(row, () if current is None else current.locations)
             field = "successors"
             successors = row.get("successors") or []
             if not isinstance(successors, list) or not all(isinstance(s, str) for s in successors):
@@ -342,16 +349,34 @@ def _in_field(error: ResolverError, text: str, field: str) -> None:
         error.detail = f"{printable(text)[:MAX_URN_LENGTH]}: {error.detail}"
 
 
-def _locations(row: Mapping[str, Any]) -> tuple[Location, ...]:
-    """A row's locations, checked as the API checks them; a location restricted to a network
-    is refused: its network must be checked against its holder's, which the API does."""
+def _locations(row: Mapping[str, Any], stored: Sequence[Location]) -> tuple[Location, ...]:
+    """A row's locations, checked as the API checks them (beside the record's ``stored``
+    ones); a location restricted to a network is refused: its network must be checked against
+    its holder's, which the API does."""
     given = row_locations(row)
     if any(loc.restricted_to is not None for loc in given):
         raise UnacceptableError(
             "a location restricted to a network is not imported (its network must be "
             "checked against its holder's): register it through the API"
         )
-    return tuple(check_locations(given))
+    return tuple(check_locations(given, stored))
+
+
+def equivalence_keys(texts: Iterable[str]) -> list[str]:
+    """The RFC 8141 §3 equivalence keys of those of ``texts`` that are URNs within the bounds
+    (the others are refused row by row).
+
+    >>> equivalence_keys(["URN:NBN:FI:lib-1", "not a URN"])
+    ['urn:nbn:fi:lib-1']
+    """
+    keys = []
+    for text in texts:
+        try:
+            check_urn_length(text)
+            keys.append(parse_urn(text).equivalence_key())
+        except (InvalidURNError, UnacceptableError):
+            continue
+    return keys
 
 
 def row_locations(row: Mapping[str, Any]) -> list[Location]:

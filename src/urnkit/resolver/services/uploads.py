@@ -54,7 +54,14 @@ from urnkit.resolver.domain import (
 from urnkit.resolver.domain.changes import EMPTY
 from urnkit.resolver.services.locations import held_as_stored
 from urnkit.resolver.services.records import MAX_BATCH, MAX_NOTE, MAX_SUCCESSORS, RecordService
-from urnkit.resolver.services.rows import FirstLines, Rules, csv_rows, ndjson_rows, row_locations
+from urnkit.resolver.services.rows import (
+    FirstLines,
+    Rules,
+    csv_rows,
+    equivalence_keys,
+    ndjson_rows,
+    row_locations,
+)
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
 
@@ -177,13 +184,15 @@ def _previewed(
     rules = Rules(tuple((p, name) for p, name, _ in tx.organisations.prefixes()), principal)
     moment, seen = now(), FirstLines()
     holders: dict[str, str] = {}
+    texts = (str(row.get("urn", "")) for _, row in rows if not isinstance(row, ResolverError))
+    stored = tx.bulk.registered(equivalence_keys(texts))
     checked: list[tuple[int, str, Record | ResolverError]] = []
     for line, row in rows:
         text = "" if isinstance(row, ResolverError) else str(row.get("urn") or "")
         try:
             if isinstance(row, ResolverError):
                 raise row
-            record = rules.record(row, moment, holders)
+            record = rules.record(row, moment, holders, stored)
             _check_deactivation(record)
             seen.check(record.key, line)
         except ResolverError as error:
@@ -191,7 +200,6 @@ def _previewed(
             checked.append((line, text, error))
             continue
         checked.append((line, text, record))
-    stored = tx.bulk.registered([r.key for _, _, r in checked if isinstance(r, Record)])
     found = []
     for line, text, made in checked:
         findings = tuple(validate(text)) if text else ()
