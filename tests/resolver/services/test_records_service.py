@@ -152,6 +152,19 @@ def test_unfit_names_and_locations_are_refused(
     assert all_records(services) == []
 
 
+def test_a_registered_record_is_not_written_through_a_name_with_components(
+    services: Services, who: Principals, subtests: pytest.Subtests
+) -> None:
+    # RFC 8141 §2: the r-, q- and f-components are not part of the name, registered or not.
+    services.records.put(who.demo, "urn:nbn:fi:demo-1", HERE, {"title": "One"})
+    for text in UNFIT_NAMES[:3]:
+        with subtests.test(urn=text), pytest.raises(UnacceptableError, match="alone"):
+            services.records.put(who.demo, text, THERE, {})
+        with subtests.test(urn=text, batch=True), pytest.raises(UnacceptableError, match="alone"):
+            services.records.batch(who.demo, [(text, THERE, {})])
+    assert services.records.get("urn:nbn:fi:demo-1").metadata == {"title": "One"}
+
+
 # Every control character, percent-encoded in either case: %00-%1F and %7F.
 CONTROLS = [f"%{byte:02{case}}" for byte in [*range(0x20), 0x7F] for case in "Xx"]
 

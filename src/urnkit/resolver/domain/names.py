@@ -173,6 +173,25 @@ def check_no_encoded_controls(urn: URN) -> None:
         )
 
 
+def check_rewritable(urn: URN) -> None:
+    """:class:`UnacceptableError` unless a write may name a registered record by ``urn``: its
+    assigned name alone, resolvable (:func:`check_resolvable`). The rules that came after a
+    record may have been stored (:func:`check_registrable`'s) are not applied.
+
+    >>> check_rewritable(URN.parse("urn:nbn:fi-old%0Aname"))
+    >>> check_rewritable(URN.parse("urn:nbn:fi-1?+r"))
+    Traceback (most recent call last):
+    ...
+    urnkit.resolver.domain.UnacceptableError: register the assigned name alone, ...
+    """
+    check_resolvable(urn.assigned_name)
+    if urn.r_component is not None or urn.q_component is not None or urn.f_component is not None:
+        raise UnacceptableError(
+            "register the assigned name alone, without r-, q- or f-components (RFC 8141 §2)",
+            urn=str(urn),
+        )
+
+
 def check_registrable(urn: URN) -> list[Finding]:
     """The warnings of a URN fit to register; :class:`UnacceptableError` with the findings when an
     error is among them (RFC 8458 §4.2 read strictly: new URN:NBNs have their hyphen), or when
@@ -183,13 +202,8 @@ def check_registrable(urn: URN) -> list[Finding]:
     []
     """
     prefix_of(urn)  # URN:NBNs only (RFC 8458)
-    check_resolvable(urn.assigned_name)
+    check_rewritable(urn)
     check_no_encoded_controls(urn)
-    if urn.r_component is not None or urn.q_component is not None or urn.f_component is not None:
-        raise UnacceptableError(
-            "register the assigned name alone, without r-, q- or f-components (RFC 8141 §2)",
-            urn=str(urn),
-        )
     findings = validate(str(urn), strict=True)
     if not is_acceptable(findings):
         errors = [f for f in findings if f.severity == "error"]

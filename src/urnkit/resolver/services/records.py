@@ -28,6 +28,7 @@ from urnkit.resolver.domain import (
     check_json,
     check_registrable,
     check_resolvable,
+    check_rewritable,
     check_urn_length,
     merge_patch,
     normalize_prefix,
@@ -241,7 +242,7 @@ class RecordService:
             assert record_id is not None
         # A registered record is no new registration: checked as PATCH checks it, its
         # locations against those it holds (what was stored before a rule stays writable).
-        check_resolvable(urn.assigned_name)
+        check_rewritable(urn)
         current = tx.records.get(key)
         assert current is not None
         if not overwrite and current.status != "reserved":
@@ -474,7 +475,7 @@ class RecordService:
                 if new:
                     check_registrable(urn)
                 else:  # its locations are checked against its own (_replace_present)
-                    check_resolvable(urn.assigned_name)
+                    check_rewritable(urn)
                 record = Record(
                     str(urn),
                     urn.equivalence_key(),
