@@ -120,8 +120,9 @@ Stop with Ctrl-C.
 
 # One process per CPU, each test file whole in one of them: its module's servers and browser
 # start once (docs/development.md). The files go out in collection order, the longest first
-# (tests/resolver/conftest.py), not by how many tests each holds (xdist's default).
-PYTEST_OPTIONS = ("-n", "auto", "--dist", "loadfile", "--no-loadscope-reorder")
+# (tests/resolver/conftest.py), not by how many tests each holds (xdist's default). The slowest
+# tests are listed at the end, to keep LONGEST_FIRST and CI's time honest.
+PYTEST_OPTIONS = ("-n", "auto", "--dist", "loadfile", "--no-loadscope-reorder", "--durations=25")
 INTERRUPTS = (signal.SIGINT, signal.SIGTERM)  # what the test command passes on to pytest
 # Drops the PostgreSQL databases a run's tests left (tests/resolver/resolver_support.py).
 DROP_RUN_DATABASES = ROOT / "tests" / "resolver" / "resolver_support.py"
