@@ -23,6 +23,9 @@ from oaipmh import error
 from oaipmh.client import Client
 from oaipmh.metadata import MetadataRegistry, oai_dc_reader
 from resolver_support import Resolver, urnkit
+from services_support import Principals
+
+from urnkit.resolver.services import Services
 
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
 
@@ -518,3 +521,43 @@ def test_a_harvested_urn_of_another_namespace_leads_to_the_record(
     found = anonymous.get(f"/{uuid}")  # any case of a UUID's hex digits
     assert found.status_code == 302, found.text
     assert found.headers["location"] == "https://repo.example.org/items/1"
+
+
+def test_a_harvest_checks_its_items_by_the_rows_rules_as_an_import_does(
+    services: Services, who: Principals, upstream: Upstream
+) -> None:
+    """The same URNs harvested (Demo Library's source) and imported: a prefix no organisation
+    holds and a URN named again later in the feed (on its next page) are refused by both, the
+    others created. The harvest's reasons are a registrant's (docs/rows.md)."""
+    feed = ["urn:nbn:fi:demo-h1", "urn:nbn:se:kb-h2", "urn:nbn:fi:demo-h3", "URN:NBN:FI:DEMO-h1"]
+    for n, urn in enumerate(feed, 1):
+        url = f"https://repo.example.org/items/{n}"
+        upstream.add(f"oai:h:{n}", OLD, identifier=[urn, url])
+    services.harvest.add_source("rows", "Demo Library", upstream.base_url, PATTERN)
+    report = services.harvest.harvest(services.harvest.sources(["rows"])[0])
+    rejected: dict[int, str] = {}
+    rows = [(n, {"urn": urn.replace("-h", "-i")}) for n, urn in enumerate(feed, 2)]
+    services.transfer.import_records(
+        rows, rejected=lambda line, _, why: rejected.update({line: why})
+    )
+
+    stored = {r.urn for r in services.records.records(None, limit=100)[0]}
+    harvested = ["created" if urn in stored else "refused" for urn in feed]
+    imported = ["refused" if line in rejected else "created" for line, _ in rows]
+    assert harvested == imported == ["created", "refused", "created", "refused"]
+    assert (report.created, report.changed, report.unchanged) == (2, 0, 0)
+    # RFC 8458 §4.3: se:kb is delegated to no organisation.
+    assert "its prefix 'se:kb' is delegated to no organisation" in rejected[3]
+    assert report.refused[0] == (
+        "oai:h:2: urn:nbn:se:kb-h2: the prefix 'se:kb' is not delegated to 'Demo Library' "
+        "(its prefixes: fi:demo)"
+    )
+    # RFC 8141 §3 and RFC 8458 §4.3 (the prefix's case is not significant): URN:NBN:FI:DEMO-h1
+    # is equivalent to item 1's URN; the first wins.
+    assert "the URN of line 2 again" in rejected[5]
+    assert report.refused[1] == (
+        "oai:h:4: URN:NBN:FI:DEMO-h1: the URN of item 1 again (an equivalent URN, RFC 8141 §3): "
+        "the first wins"
+    )
+    first = services.records.get("urn:nbn:fi:demo-h1")
+    assert [loc.url for loc in first.locations] == ["https://repo.example.org/items/1"]

@@ -23,6 +23,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from staff_support import create_user, site
 
 from urnkit.resolver.store import Store
+from urnkit.resolver.web.routes.staff.upload import LONG, STEPS
 
 STAFF_COOKIE = "urnkit_staff"
 
@@ -253,6 +254,29 @@ def test_an_upload_is_previewed_then_written(
     shot("written")
     assert [x["url"] for x in record(api, good)["locations"]] == [f"https://example.org/{unique}"]
     assert api.get(f"/api/v1/urns/{refused}").status_code == 404
+
+
+def test_a_long_uploads_preview_shows_its_progress_then_the_preview(
+    browser: Chrome, resolver: Resolver, api: httpx.Client, shot: Any, unique: str, tmp_path: Path
+) -> None:
+    urns = [f"urn:nbn:fi:test-long{unique}-{n}" for n in range(LONG)]
+    upload = tmp_path / "records.csv"
+    upload.write_text("urn\n" + "\n".join(urns) + "\n")
+    browser.get(resolver.base_url + "/staff/upload")
+    browser.find_element(By.ID, "file").send_keys(str(upload))
+    press(browser, "Preview")
+    WebDriverWait(browser, 60).until(lambda _: browser.find_elements(By.TAG_NAME, "caption"))
+    shot("preview")
+    steps = browser.find_elements(By.CSS_SELECTOR, "[role=status] .progress-step")
+    assert len(steps) == STEPS + 1  # the first row and each twentieth of the file
+    assert [step.is_displayed() for step in steps] == [False] * STEPS + [True]  # the latest
+    assert steps[-1].text == f"{LONG:,} of {LONG:,} rows checked"
+    bar = steps[-1].find_element(By.TAG_NAME, "progress")
+    assert (bar.get_attribute("value"), bar.get_attribute("max")) == (str(LONG), str(LONG))
+    previewed = rows(browser)
+    assert len(previewed) == LONG
+    assert previewed[0] == f"2 {urns[0]} created none"
+    assert api.get(f"/api/v1/urns/{urns[0]}").status_code == 404  # the preview wrote nothing
 
 
 def test_a_broken_link_is_listed_and_rechecked(

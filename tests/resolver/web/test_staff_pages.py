@@ -15,6 +15,7 @@ from staff_support import csrf_of, signed_in, site
 
 from urnkit.resolver.store import Store
 from urnkit.resolver.store.tables import records
+from urnkit.resolver.web.routes.staff.upload import LONG, STEPS
 
 
 def _rows(page: httpx.Response) -> list[str]:
@@ -203,3 +204,48 @@ def test_a_file_too_large_is_refused_beside_the_field(resolver: Resolver) -> Non
         assert refused.status_code == 422
         assert 'aria-describedby="file-error"' in refused.text
         assert "at most 10,485,760 are taken" in refused.text
+
+
+def test_a_long_files_preview_shows_its_progress_then_the_preview(
+    resolver: Resolver, server_database: Store, unique: str
+) -> None:
+    lines = [f"urn:nbn:fi:test-{unique}-{n},https://example.org/{n}" for n in range(LONG)]
+    lines += [lines[0], f"urn:nbn:fi:other-{unique},https://example.org/x"]
+    content = ("urn,url\n" + "\n".join(lines) + "\n").encode()
+    with signed_in(resolver, "Test Library", "registrant") as (client, _, _):
+        before = _count(server_database)
+        form = client.get("/staff/upload")
+        files = {"file": ("records.csv", content, "text/csv")}
+        parts: list[str] = []
+        with client.stream(
+            "POST", "/staff/upload", data={"csrf": csrf_of(form)}, files=files
+        ) as answer:
+            assert answer.status_code == 200
+            assert answer.headers["x-accel-buffering"] == "no"
+            for part in answer.iter_text():
+                parts.append(part)
+                if "<progress" in part:
+                    # Sent while the preview runs: its progress, not yet its result.
+                    assert "<caption>" not in "".join(parts)
+        page = "".join(parts)
+        assert _count(server_database) == before  # nothing written by the preview
+        fields = _commit_fields(httpx.Response(200, text=page))
+        done = _commit(client, fields)  # the streamed page's form commits as previewed
+        assert done.headers["location"] == f"/staff/upload?written={LONG}"
+        assert _count(server_database) == before + LONG
+    steps = re.findall(r'<progress id="progress-\d+" max="(\d+)" value="(\d+)">', page)
+    total = len(lines)
+    assert [int(checked) for _, checked in steps] == [
+        0,
+        *(n for n in range(1, total + 1) if n * STEPS // total > (n - 1) * STEPS // total),
+    ]
+    assert {int(most) for most, _ in steps} == {total}
+    assert f'<label for="progress-{len(steps)}">{total:,} of {total:,} rows checked' in page
+    assert 'class="progress" role="status"' in page
+    shown = _rows(httpx.Response(200, text=page))
+    assert f"{LONG} of {total} rows would be written" in page
+    assert shown[1].startswith(f"2 urn:nbn:fi:test-{unique}-0 created")
+    duplicate, undelegated = shown[-2], shown[-1]
+    assert duplicate.startswith(f"{LONG + 2} urn:nbn:fi:test-{unique}-0 refused (not written)")
+    assert "the URN of line 2 again" in duplicate  # RFC 8141 §3: equivalent to line 2's
+    assert undelegated.startswith(f"{LONG + 3} urn:nbn:fi:other-{unique} refused (not written)")

@@ -14,13 +14,17 @@ In each record, a ``dc:identifier`` is a URN when it is ``urn:nbn:…`` in any c
 URL whose path is one (a resolver's link such as ``http://urn.fi/URN:NBN:fi-…``); it is a
 location when it is any other http(s) URL; a URN of another namespace (``urn:isbn:…``,
 ``urn:issn:…``, acceptable by its namespace's rules) is one of ``metadata.identifiers``, through
-which it resolves. A URN outside the organisation's prefixes, or a URL
-that does not match the pattern, is refused and reported, never written. A record whose header
-says ``status="deleted"`` takes the source organisation's locations away from the records it
-gave (a URN is never deleted, RFC 8458 §4.1): left without any, they resolve to their metadata
-page. A source writes locations as its organisation, replacing that organisation's alone; on a
-record of another owner that granted it locations (``location_grants``), only those. Writing
-what is already stored writes nothing, so harvesting a feed again changes nothing.
+which it resolves. Each URN is checked by the rows' rules of every way in
+(:class:`~urnkit.resolver.services.rows.Rules`, read leniently as an import's, the source's
+organisation the registrant; docs/rows.md): a URN outside the organisation's prefixes, one an
+earlier item of the run named (:class:`~urnkit.resolver.services.rows.FirstLines`, by item
+number), or a URL that does not match the pattern, is refused and reported, never written.
+A record whose header says ``status="deleted"`` takes the source organisation's locations away
+from the records it gave (a URN is never deleted, RFC 8458 §4.1): left without any, they
+resolve to their metadata page. A source writes locations as its organisation, replacing that
+organisation's alone; on a record of another owner that granted it locations
+(``location_grants``), only those. Writing what is already stored writes nothing, so harvesting
+a feed again changes nothing.
 
 In ``epicur`` (xepicur, :mod:`~urnkit.resolver.domain.epicur`) each record's URN and URLs are
 applied as its update status says, under the same bounds; the records' metadata is not touched.
@@ -54,11 +58,8 @@ from urnkit.resolver.domain import (
     Principal,
     Record,
     UnacceptableError,
-    check_record,
-    check_resolvable,
     is_identifier,
     parse_urn,
-    prefix_of,
 )
 from urnkit.resolver.domain.dublin_core import (
     DC,
@@ -75,6 +76,7 @@ from urnkit.resolver.services.locations import check_locations, with_own_locatio
 from urnkit.resolver.services.oai_feed import Bounds, Feed, HarvestError, HarvestStopped
 from urnkit.resolver.services.oai_repository import OAIError, parse_datestamp
 from urnkit.resolver.services.outbound import FetchGuard
+from urnkit.resolver.services.rows import FirstLines, Rules
 from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
 
@@ -355,7 +357,8 @@ class Harvester:
             arguments["from"] = report.asked_from
         if source.set_spec is not None:
             arguments["set"] = source.set_spec
-        pattern = re.compile(source.url_pattern)
+        pattern, seen = re.compile(source.url_pattern), FirstLines("item")
+        registrant = Principal(source.organisation, "registrant", 0)
         if resume is not None:
             report.resumed, report.next_from = resume, source.resumption_from
         for root, page, url, begins in feed.pages(arguments, resume):
@@ -369,8 +372,10 @@ class Harvester:
             parse = PARSERS[source.metadata_prefix]
             items = [parse(record) for record in page]
             with self.store.transaction() as tx:
+                delegated = tuple((p, name) for p, name, _ in tx.organisations.prefixes())
+                checks = _Checks(pattern, Rules(delegated, registrant, lenient=True), seen)
                 for item in items:
-                    self._store(tx, source, pattern, item, report)
+                    self._store(tx, source, checks, item, report)
         assert report.next_from is not None  # pages() yields at least one response
         with self.store.transaction() as tx:
             tx.oai.finish_harvest(source.id, granularity, report.next_from)
@@ -379,7 +384,7 @@ class Harvester:
         self,
         tx: Transaction,
         source: HarvestSource,
-        pattern: re.Pattern[str],
+        checks: _Checks,
         item: Item,
         report: HarvestReport,
     ) -> None:
@@ -411,7 +416,7 @@ class Harvester:
             location.url: None
             for _, locations in item.entries
             for location in locations
-            if not pattern.fullmatch(location.url)
+            if not checks.pattern.fullmatch(location.url)
         }
         report.refused += [
             f"{where}: the URL {url} does not match the source's URL pattern {source.url_pattern!r}"
@@ -422,7 +427,7 @@ class Harvester:
             kept = [location for location in locations if location.url not in off]
             found = tuple(replace(location, priority=n) for n, location in enumerate(kept, 1))
             try:
-                record_ids.append(self._put(tx, source, text, found, item, report))
+                record_ids.append(self._put(tx, source, checks, text, found, item, report))
             except (
                 InvalidURNError,
                 UnacceptableError,
@@ -430,13 +435,17 @@ class Harvester:
                 ConflictError,
                 NotFoundError,
             ) as error:
-                report.refused.append(f"{where}: {text}: {error.detail}")
+                said = error.detail
+                if not said.startswith(f"{text}:"):  # the rows' rules begin theirs with it
+                    said = f"{text}: {said}"
+                report.refused.append(f"{where}: {said}")
         tx.oai.add_items(source.id, item.identifier, record_ids)
 
     def _put(
         self,
         tx: Transaction,
         source: HarvestSource,
+        checks: _Checks,
         text: str,
         found: tuple[Location, ...],
         item: Item,
@@ -445,39 +454,32 @@ class Harvester:
         """Create or update the record of one URN as the source's organisation; its id. On a
         record of another owner that granted the organisation locations, only the
         organisation's own locations are written."""
-        check_record({"urn": text, "metadata": item.metadata})
-        urn = parse_urn(text)
-        check_resolvable(urn.assigned_name)
-        prefix = prefix_of(urn)
-        key = urn.equivalence_key()
-        actor = f"oai:{source.name}"
-        record_id = tx.records.id(key, for_update=True)
-        # The registrant's rule (RFC 8458 §4.3): the source's organisation holds the longest
-        # delegated prefix covering the URN, or a grant of its own locations on the record.
-        owner = True  # else a grantee's source: its locations, not the metadata or status
+        # The rows' rules (services/rows.py), the registrant's among them (RFC 8458 §4.3): the
+        # source's organisation holds the longest delegated prefix covering the URN, or a
+        # grant of its own locations on the record.
+        made: Record | None = None  # None: a grantee's source, its locations alone written
         try:
-            self.access.authorize(tx, Principal(source.organisation, "registrant", 0), prefix)
+            made = checks.rules.record(
+                {"urn": text, "metadata": item.metadata}, now(), checks.holders
+            )
+            key = made.key
+            record_id = tx.records.id(key, for_update=True)
         except ForbiddenError:
+            key = parse_urn(text).equivalence_key()
+            record_id = tx.records.id(key, for_update=True)
             if record_id is None or not tx.grants.holds(record_id, source.organisation):
                 raise
-            owner = False
+        owner = made is not None
+        checks.seen.check(key, report.items)
+        actor = f"oai:{source.name}"
         if record_id is None:
+            assert made is not None  # a grant is on a record there is
             if item.status is not None and not item.status.registers:
                 raise NotFoundError(
                     f"{text} is not registered; {item.status.name} changes a registered URN"
                 )
             moment = now()
-            record = Record(
-                urn.assigned_name,
-                key,
-                prefix,
-                "active",
-                source.organisation,
-                moment,
-                moment,
-                locations=check_locations(found),
-                metadata=item.metadata,
-            )
+            record = replace(made, created=moment, updated=moment, locations=check_locations(found))
             record_id = self._create(tx, source, record, report)
             if record_id is not None:
                 return record_id
@@ -521,6 +523,19 @@ class Harvester:
             tx.records.append_history([(record_id, "created", f"oai:{source.name}")])
             report.created += 1
         return record_id
+
+
+@dataclass(slots=True)
+class _Checks:
+    """How a page of a source's items is checked: every location URL fully matches
+    ``pattern``; each URN by the rows' ``rules`` (read in the page's transaction, the
+    ``holders`` of the prefixes seen kept), and refused when an earlier item of the run named
+    it (``seen``, by item number)."""
+
+    pattern: re.Pattern[str]
+    rules: Rules
+    seen: FirstLines
+    holders: dict[str, str] = field(default_factory=dict)
 
 
 def _distinct(

@@ -253,9 +253,11 @@ class Rules:
     holder owns the record, whoever registers it; a registrant only its own), and what a row
     must hold. A principal's rows are new registrations, their URNs read strictly
     (:func:`~urnkit.resolver.domain.check_registrable`); an import's exist already in a
-    legacy system, read leniently (only what cannot be resolved is refused). ``delegated``:
-    every delegated prefix and its holder; ``principal``: who registers (None: the operator's
-    import); ``owner``: the import's ``--owner``, which owns every record instead.
+    legacy system, read leniently (only what cannot be resolved is refused), as are those of
+    a principal's rows that are ``lenient`` (a harvest source's: they exist already in its
+    repository). ``delegated``: every delegated prefix and its holder; ``principal``: who
+    registers (None: the operator's import); ``owner``: the import's ``--owner``, which owns
+    every record instead.
 
     >>> from datetime import UTC
     >>> rules, moment = Rules((("fi:lib", "Library"),)), datetime(2026, 1, 1, tzinfo=UTC)
@@ -271,6 +273,7 @@ class Rules:
     delegated: tuple[Delegation, ...]
     principal: Principal | None = None
     owner: str | None = None
+    lenient: bool = False
 
     def record(
         self,
@@ -291,7 +294,8 @@ class Rules:
             check_urn_length(text)
             urn = parse_urn(text)
             current = (stored or {}).get(urn.equivalence_key())
-            if self.principal is None or current is not None:  # exist already: lenient
+            # Exist already (or read leniently, as an import reads): lenient.
+            if self.principal is None or self.lenient or current is not None:
                 check_resolvable(urn.assigned_name)
             else:  # new registrations: RFC 8458 read strictly, as the API reads it
                 check_registrable(urn)

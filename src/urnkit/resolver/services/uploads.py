@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -70,6 +70,8 @@ MAX_UPLOAD_ROWS = MAX_BATCH  # rows of one file: its commit is one transaction, 
 
 FileFormat = Literal["csv", "ndjson"]
 Outcome = Literal["created", "replaced", "deactivated", "unchanged", "present", "refused"]
+Progress = Callable[[int, int], None]  # rows checked, rows in the file
+_Row = tuple[int, Mapping[str, Any] | ResolverError]  # a line and its row, or why it was not read
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,12 +124,14 @@ class UploadService:
         kind: FileFormat,
         *,
         change_existing: bool = False,
+        progress: Progress | None = None,
     ) -> UploadPreview:
         """What each row of ``data`` would do, nothing written, read in one snapshot. A row
-        that would change a record already stored is ``present`` unless ``change_existing``."""
+        that would change a record already stored is ``present`` unless ``change_existing``.
+        ``progress(checked, total)`` is called as each row has been checked."""
         rows = _read(data, kind)
         with self.store.snapshot() as tx:
-            found = _previewed(tx, principal, rows, change_existing)
+            found = _previewed(tx, principal, rows, change_existing, progress)
         return UploadPreview(found, _digest(principal, data, kind, change_existing, found))
 
     def commit(
@@ -176,19 +180,22 @@ class UploadService:
 def _previewed(
     tx: Transaction,
     principal: Principal,
-    rows: Sequence[tuple[int, Mapping[str, Any] | ResolverError]],
+    rows: Sequence[_Row],
     change_existing: bool,
+    progress: Progress | None = None,
 ) -> tuple[RowPreview, ...]:
     """What each row does, read in ``tx`` (nothing written): each checked by the rows'
-    rules, then the records the file names read in a few statements."""
+    rules (``progress`` told after each), then the records the file names read in a few
+    statements."""
     rules = Rules(tuple((p, name) for p, name, _ in tx.organisations.prefixes()), principal)
     moment, seen = now(), FirstLines()
     holders: dict[str, str] = {}
     texts = (str(row.get("urn", "")) for _, row in rows if not isinstance(row, ResolverError))
     stored = tx.bulk.registered(equivalence_keys(texts))
-    checked: list[tuple[int, str, Record | ResolverError]] = []
-    for line, row in rows:
+    checked: list[tuple[int, str, tuple[Finding, ...], Record | ResolverError]] = []
+    for line, row in _told(rows, progress):
         text = "" if isinstance(row, ResolverError) else str(row.get("urn") or "")
+        findings = tuple(validate(text)) if text else ()
         try:
             if isinstance(row, ResolverError):
                 raise row
@@ -197,12 +204,11 @@ def _previewed(
             seen.check(record.key, line)
         except ResolverError as error:
             _in_row(error, line, text)
-            checked.append((line, text, error))
+            checked.append((line, text, findings, error))
             continue
-        checked.append((line, text, record))
+        checked.append((line, text, findings, record))
     found = []
-    for line, text, made in checked:
-        findings = tuple(validate(text)) if text else ()
+    for line, text, findings, made in checked:
         if isinstance(made, ResolverError):
             found.append(RowPreview(line, text, findings, "refused", refusal=made))
             continue
@@ -214,6 +220,16 @@ def _previewed(
             continue
         found.append(RowPreview(line, text, findings, outcome, changed))
     return tuple(found)
+
+
+def _told(rows: Sequence[_Row], progress: Progress | None) -> Iterator[_Row]:
+    """``rows``, telling ``progress(checked, total)`` before each and when all are checked."""
+    for checked, row in enumerate(rows):
+        if progress is not None:
+            progress(checked, len(rows))
+        yield row
+    if progress is not None:
+        progress(len(rows), len(rows))
 
 
 def _check_deactivation(record: Record) -> None:
@@ -295,9 +311,7 @@ def _in_row(error: ResolverError, line: int, text: str) -> None:
         error.detail = f"line {line} ({text or 'no URN'}): {error.detail}"
 
 
-def _read(
-    data: bytes | str, kind: FileFormat
-) -> list[tuple[int, Mapping[str, Any] | ResolverError]]:
+def _read(data: bytes | str, kind: FileFormat) -> list[_Row]:
     """The rows of a file as ``urnkit import`` reads them, each with its line; a line that
     could not be read is its refusal. :class:`UnacceptableError` when the file is too large
     (:data:`MAX_UPLOAD_BYTES`, :data:`MAX_UPLOAD_ROWS`) or cannot be read at all."""
@@ -308,7 +322,7 @@ def _read(
             limit=MAX_UPLOAD_BYTES,
             field="file",
         )
-    found: list[tuple[int, Mapping[str, Any] | ResolverError]] = []
+    found: list[_Row] = []
 
     def refused(line: int, _row: Any, reason: str) -> None:
         found.append((line, UnacceptableError(reason, row=line, field=None)))

@@ -37,17 +37,18 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 from urllib.parse import urlencode, urlsplit
 
 from fastapi import Request, Response
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from urnkit.resolver.domain import ResolverError, SignInLimits, TooManyAttemptsError
 from urnkit.resolver.settings import Settings
 from urnkit.resolver.web.languages import page_language, with_language
-from urnkit.resolver.web.templating import html_page
+from urnkit.resolver.web.templating import html_page, html_stream
 
 STAFF = "/staff"
 HOME = "/staff/"
@@ -56,6 +57,7 @@ PASSWORD = "/staff/password"
 SESSION_COOKIE = "urnkit_staff"
 PRE_SESSION_COOKIE = "urnkit_staff_pre"
 CSRF_FIELD = "csrf"
+_Page = TypeVar("_Page", HTMLResponse, StreamingResponse)
 
 
 class CSRFError(ResolverError):
@@ -262,23 +264,42 @@ def staff_page(
     set if the request had none signed here to bind it to) and, if a service refused,
     ``errors``: the refusal's detail by the form field it concerns (its ``field``, else
     ``form``). A refusal to wait (429) says for how long in ``Retry-After``."""
+    status = error.status if error is not None else status
+    page = _staff_rendered(
+        request, sessions, partial(html_page, request, template, status), error, context
+    )
+    if isinstance(error, TooManyAttemptsError):
+        page.headers["Retry-After"] = str(error.extensions["retry_after"])
+    return page
+
+
+def staff_stream(
+    request: Request, sessions: Sessions, template: str, **context: Any
+) -> StreamingResponse:
+    """A staff page as :func:`staff_page` makes it, sent as it is rendered
+    (:func:`~urnkit.resolver.web.templating.html_stream`)."""
+    return _staff_rendered(
+        request, sessions, partial(html_stream, request, template), None, context
+    )
+
+
+def _staff_rendered(
+    request: Request,
+    sessions: Sessions,
+    render: Callable[..., _Page],
+    error: ResolverError | None,
+    context: dict[str, Any],
+) -> _Page:
+    """``render(headers, **context)`` with what a staff page gets (see :func:`staff_page`)."""
     basis = csrf_basis(request, sessions)
     fresh = None
     if basis is None:
         basis = fresh = sessions.pre_session()
     errors = {} if error is None else {str(error.extensions.get("field", "form")): error.detail}
     context.setdefault("values", {})
-    page = html_page(
-        request,
-        template,
-        error.status if error is not None else status,
-        {"Cache-Control": "no-store"},
-        csrf=sessions.csrf_token(basis),
-        errors=errors,
-        **context,
+    page = render(
+        {"Cache-Control": "no-store"}, csrf=sessions.csrf_token(basis), errors=errors, **context
     )
     if fresh is not None:
         set_cookie(request, page, PRE_SESSION_COOKIE, fresh, None)
-    if isinstance(error, TooManyAttemptsError):
-        page.headers["Retry-After"] = str(error.extensions["retry_after"])
     return page

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request, Response
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, StreamingResponse
 from fastapi.routing import APIRoute
 
 from urnkit.resolver.domain import Account, ResolverError
@@ -28,7 +28,7 @@ from urnkit.resolver.web.deps import (
     StaffSessions,
     csrf_checked,
 )
-from urnkit.resolver.web.sessions import Sessions, see_other, staff_page
+from urnkit.resolver.web.sessions import Sessions, see_other, staff_page, staff_stream
 
 
 def staff_router(route_class: type[APIRoute] = APIRoute) -> APIRouter:
@@ -69,6 +69,11 @@ class Staff:
             account=self.account,
             **context,
         )
+
+    def stream(self, template: str, **context: Any) -> StreamingResponse:
+        """``template`` for the account, sent as it is rendered
+        (:func:`~urnkit.resolver.web.sessions.staff_stream`)."""
+        return staff_stream(self.request, self.sessions, template, account=self.account, **context)
 
     def act(
         self, action: Callable[[], object], again: Callable[..., Response], location: str

@@ -29,8 +29,8 @@ from babel import Locale
 from babel.dates import format_date, format_datetime
 from babel.numbers import format_decimal
 from fastapi import Request
-from fastapi.responses import HTMLResponse
-from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
+from fastapi.responses import HTMLResponse, StreamingResponse
+from jinja2 import Environment, FileSystemLoader, Template, pass_context, select_autoescape
 from jinja2.runtime import Context
 
 from urnkit.resolver.web.charts import line_chart
@@ -109,6 +109,38 @@ def html_page(
     :func:`~urnkit.resolver.web.languages.page_language`): a response of ``status`` with
     ``headers`` and the pages' security headers. The page gets ``chosen`` (the ``?lang=``
     its links keep, or None) and ``switch``: each language's URL of the same page."""
+    page, fields, values = _page(request, template, headers, strict, context)
+    return HTMLResponse(page.render(**values), status_code=status, headers=fields)
+
+
+def html_stream(
+    request: Request, template: str, headers: Mapping[str, str] | None = None, **context: Any
+) -> StreamingResponse:
+    """``template`` as :func:`html_page` renders it, but sent (``200``) part by part as it is
+    rendered (Jinja2's ``generate``): a page whose ``context`` holds an iterator that waits for
+    work shows what came before it at once. ``X-Accel-Buffering: no`` asks a proxy (nginx) to
+    pass each part on as it comes.
+
+    >>> from starlette.requests import Request
+    >>> english = Request({"type": "http", "query_string": b"", "headers": []})
+    >>> page = html_stream(english, "home.html")
+    >>> page.media_type, page.headers["x-accel-buffering"], page.headers["content-language"]
+    ('text/html', 'no', 'en')
+    """
+    page, fields, values = _page(request, template, headers, True, context)
+    fields["X-Accel-Buffering"] = "no"
+    return StreamingResponse(page.generate(**values), media_type="text/html", headers=fields)
+
+
+def _page(
+    request: Request,
+    template: str,
+    headers: Mapping[str, str] | None,
+    strict: bool,
+    context: dict[str, Any],
+) -> tuple[Template, dict[str, str], dict[str, Any]]:
+    """``template`` in the language of ``request``, the answer's header fields, and
+    ``context`` with what every page gets (``chosen``, ``switch``)."""
     language = page_language(request, strict)
     fields = {**PAGE_HEADERS, **(headers or {}), "Content-Language": language.tag}
     if not language.chosen:
@@ -118,5 +150,4 @@ def html_page(
     switch = {tag: "?" + urlencode([*kept, ("lang", tag)]) for tag in LANGUAGES}
     chosen = language.tag if language.chosen else None
     page = TEMPLATES[language.tag].get_template(template)
-    body = page.render(chosen=chosen, switch=switch, **context)
-    return HTMLResponse(body, status_code=status, headers=fields)
+    return page, fields, {"chosen": chosen, "switch": switch, **context}
