@@ -254,3 +254,16 @@ def test_a_cell_longer_than_any_field_refuses_its_row(extra: int, kind: str) -> 
             "line 2, column 'note'" if kind == "csv" else "line 1"
         ]
         assert f"at most {MAX_CELL:,}" in refused[0]
+
+
+def test_csv_lines_end_at_a_lone_carriage_return_and_a_broken_line_is_its_rows_problem() -> None:
+    # A file from an old Mac ends its lines with CR; the csv module refused a CR inside an
+    # unquoted cell for the whole file. Lines now end at LF, CRLF or CR (universal newlines).
+    data = b'urn,note\rurn:nbn:fi:demo-1,"one"\r\nurn:nbn:fi:demo-2\rx,"b\rc"\n'
+    refused: list[tuple[Any, ...]] = []
+    rows = list(csv_rows(io.BytesIO(data), lambda *row: refused.append(row)))
+    assert [(line, row["urn"]) for line, row in rows] == [(2, "urn:nbn:fi:demo-1"), (4, "x")]
+    assert rows[1][1]["note"] == "b\rc"  # a CR inside a quoted cell is kept
+    assert [(line, reason) for line, _, reason in refused] == [
+        (3, "line 3 has 1 cells; its header names 2")
+    ]

@@ -19,6 +19,7 @@ from urnkit.resolver.store.tables import (
     locations,
     record_identifiers,
     records,
+    staff_sessions,
     successions,
 )
 
@@ -111,6 +112,13 @@ NEEDS: list[tuple[str, str, Any]] = [
         sa.select(record_identifiers.c.record_id).where(
             record_identifiers.c.organisation_id == 1, record_identifiers.c.key == "shelf-1"
         ),
+    ),
+    # Ending every session of an account: sign-out elsewhere, a new password, disabling
+    # (queries/accounts.py end_sessions); also what deleting an account's row checks.
+    (
+        "ix_staff_sessions_account_id",
+        "ix_staff_sessions_account_id",
+        sa.select(staff_sessions.c.id).where(staff_sessions.c.account_id == 7),
     ),
 ]
 

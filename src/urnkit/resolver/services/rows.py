@@ -138,7 +138,11 @@ class _Lines:
         self.undecoded: dict[int, str] = {}
 
     def __iter__(self) -> Iterator[str]:
-        for line, raw in enumerate(self.stream, 1):
+        # Lines end at LF, CRLF or a lone CR, as in a file read with universal newlines: the
+        # csv module refuses a CR inside an unquoted cell, and a file from an old Mac ends its
+        # lines with one.
+        pieces = (piece for raw in self.stream for piece in raw.splitlines(keepends=True))
+        for line, raw in enumerate(pieces, 1):
             try:
                 yield _decoded(raw, line)
             except ValueError as error:
@@ -188,18 +192,30 @@ def csv_rows(stream: BinaryIO, reject: Reject) -> Iterator[tuple[int, dict[str, 
     csv.field_size_limit(CELL_LIMIT)  # the module's own setting: no reader takes one
     lines = _Lines(stream)
     reader = csv.reader(lines)
-    header = next(reader, None)
+    try:
+        header = next(reader, None)
+    except csv.Error as error:
+        raise ValueError(f"line 1: not CSV ({error})") from None
     if lines.undecoded:
         raise ValueError(next(iter(lines.undecoded.values())))
     if header is None or "urn" not in header:
         raise ValueError("line 1: a CSV import needs a header row with a 'urn' column")
     first = reader.line_num + 1
-    for cells in reader:
+    while True:
+        broken: csv.Error | None = None
+        try:
+            cells = next(reader, None)
+        except csv.Error as error:  # the row is refused; the reader goes on at the next line
+            cells, broken = [], error
         line, last = first, reader.line_num
         first = last + 1
-        if not cells:  # a blank line
+        if cells is None:
+            return
+        if not cells and broken is None:  # a blank line
             continue
         try:
+            if broken is not None:
+                raise ValueError(f"line {line}: not CSV ({broken})")
             undecoded = lines.reason(line, last)
             if undecoded is not None:
                 raise ValueError(undecoded)
