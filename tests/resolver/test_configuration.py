@@ -59,6 +59,10 @@ def test_the_file_sets_every_key(tmp_path: Path) -> None:
             lines.append(f'{field.name} = "10.0.0.0/8, ::1"')
         elif field.name == "forwarded_headers":
             lines.append('forwarded_headers = "forwarded"')
+        elif field.name == "database_url":  # standbys follow a PostgreSQL primary
+            lines.append('database_url = "postgresql+psycopg://urnkit@primary/urnkit"')
+        elif field.name == "replica_urls":
+            lines.append('replica_urls = ["postgresql+psycopg://urnkit@standby/urnkit"]')
         else:
             lines.append(f'{field.name} = "{value}x"')
     path = tmp_path / "urnkit.toml"

@@ -37,6 +37,10 @@ class Settings:
     """Where the database is, where to listen, which ASGI server and how many processes."""
 
     database_url: str = DEFAULT_DATABASE_URL
+    # PostgreSQL's streaming standbys that serve reads (store/databases.py), and how many
+    # seconds a standby's replay may be behind before reads skip it.
+    replica_urls: tuple[str, ...] = ()
+    replica_max_lag: int = 10
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 1
@@ -119,6 +123,8 @@ class Settings:
             raise ValueError("network_refresh must be 1 (second) or more")
         if self.harvest_max_bytes < 1 or self.harvest_timeout < 1:
             raise ValueError("harvest_max_bytes and harvest_timeout must be 1 or more")
+        if self.replica_urls:
+            _check_replicas(self.database_url, self.replica_urls, self.replica_max_lag)
         if self.statistics_cache < 0:
             raise ValueError("statistics_cache must be 0 (seconds) or more")
         staff = ("staff_session_hours", "staff_sign_in_attempts", "staff_sign_in_backoff_seconds")
@@ -154,6 +160,25 @@ class Settings:
 
 
 CONFIG_FILE = "urnkit.toml"
+
+
+def _check_replicas(database_url: str, replica_urls: tuple[str, ...], max_lag: int) -> None:
+    """A :class:`ValueError` unless the standbys, and the primary they follow, are PostgreSQL.
+
+    >>> _check_replicas("sqlite:///u.db", ("postgresql+psycopg://standby/db",), 10)
+    Traceback (most recent call last):
+    ...
+    ValueError: replica_urls name PostgreSQL's standbys: database_url must be PostgreSQL too
+    """
+    if not database_url.startswith("postgresql"):
+        raise ValueError(
+            "replica_urls name PostgreSQL's standbys: database_url must be PostgreSQL too"
+        )
+    for url in replica_urls:
+        if not url.startswith("postgresql"):
+            raise ValueError(f"replica_urls: {url!r} is no PostgreSQL URL (postgresql+psycopg://)")
+    if max_lag < 1:
+        raise ValueError("replica_max_lag must be 1 (second) or more")
 
 
 def _default_file() -> str | None:
@@ -207,9 +232,19 @@ def _parsed(label: str, kind: str, value: object) -> object:
             return value
         expected = "0 or 1" if from_variable else "true or false"
         raise ValueError(f"{label} must be {expected}, not {value!r}")
+    if kind == "tuple[str, ...]":
+        if from_variable and isinstance(value, str):
+            return tuple(item.strip() for item in value.split(",") if item.strip())
+        if not from_variable and isinstance(value, list) and _texts(value):
+            return tuple(value)
+        raise ValueError(f"{label} must be a list of text, not {value!r}")
     if not isinstance(value, str):
         raise ValueError(f"{label} must be text, not {value!r}")
     return value
+
+
+def _texts(values: list[object]) -> bool:
+    return all(isinstance(value, str) for value in values)
 
 
 def available_cpus() -> int:
@@ -224,4 +259,6 @@ def available_cpus() -> int:
 
 
 def _text(value: object) -> str:
+    if isinstance(value, tuple):
+        return ",".join(value)
     return ("1" if value else "0") if isinstance(value, bool) else str(value)

@@ -52,9 +52,12 @@ def settings_for(args: argparse.Namespace) -> Settings:
             "server",
             "trusted_proxies",
             "forwarded_headers",
+            "replica_max_lag",
         )
         if getattr(args, name, None) is not None
     }
+    if getattr(args, "replica_url", None):  # --replica-url, repeated
+        flags["replica_urls"] = tuple(args.replica_url)
     return dataclasses.replace(base, **flags).checked()
 
 

@@ -103,6 +103,19 @@ def add_commands(commands: Commands) -> None:
         "--server", choices=("uvicorn", "granian"), help="ASGI server (default uvicorn)"
     )
     serve.add_argument(
+        "--replica-url",
+        action="append",
+        metavar="URL",
+        help="a PostgreSQL streaming standby that serves reads; repeat for each "
+        "(default: none, or URNKIT_REPLICA_URLS, comma-separated)",
+    )
+    serve.add_argument(
+        "--replica-max-lag",
+        type=count,
+        metavar="SECONDS",
+        help="how far behind a standby may be before reads skip it (default 10)",
+    )
+    serve.add_argument(
         "--trusted-proxies",
         metavar="ADDRESSES",
         help="addresses and networks whose forwarding headers are believed, comma-separated "

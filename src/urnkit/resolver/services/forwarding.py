@@ -51,7 +51,7 @@ class ForwardingService:
                 prefix = prefix_of(urn)
         if prefix is not None:
             country = prefix.partition(":")[0]
-            with self.store.snapshot() as tx:
+            with self.store.snapshot(standby=True) as tx:
                 own = [p for p, _, _ in tx.organisations.prefixes() if covers(p, prefix)]
                 entries = [] if own else tx.forwarding.entries(country)
             if own:  # under an own prefix: unknown here means unknown

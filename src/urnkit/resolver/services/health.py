@@ -22,19 +22,35 @@ import sqlalchemy as sa
 
 from urnkit.resolver.domain import UnavailableError
 from urnkit.resolver.store import Store
+from urnkit.resolver.store.databases import State
 from urnkit.resolver.store.failures import schema_problem
+
+
+@dataclass(frozen=True, slots=True)
+class DatabaseState:
+    """One of the databases a server with standbys uses, as last seen: its ``name``
+    (``primary``, ``standby 1`` …), ``state`` (``ok``, ``lagging``: further behind than
+    ``replica_max_lag``, or ``unreachable``) and, a standby's, its replay ``lag`` in seconds."""
+
+    name: str
+    state: State
+    lag: float | None
 
 
 @dataclass(frozen=True, slots=True)
 class Readiness:
     """What readiness found: ``database`` "ok" or "unreachable"; ``schema`` "current",
     "outdated" (``urnkit db upgrade`` first), "empty", or "unknown" when the database did not
-    answer; and, when not ready, the ``reason`` (naming no host, role or file)."""
+    answer; and, when not ready, the ``reason`` (naming no host, role or file). With
+    standbys, each database's state (:class:`DatabaseState`), and whether the service is
+    ``read_only`` for now (no primary answers: writes get 503)."""
 
     ready: bool
     database: Literal["ok", "unreachable"]
     schema: Literal["current", "outdated", "empty", "unknown"]
     reason: str | None = None
+    databases: tuple[DatabaseState, ...] = ()
+    read_only: bool = False
 
 
 class HealthService:
@@ -44,13 +60,47 @@ class HealthService:
         self.store = store
 
     def readiness(self) -> Readiness:
-        """Ready when the database answers and its schema is at the latest migration."""
+        """Ready when a database answers (the primary, else a standby: reads go on) and its
+        schema is at the latest migration."""
         try:
             schema = self.store.schema_state()
         except UnavailableError as error:  # down, absent, locked, or refusing this user
-            return Readiness(False, "unreachable", "unknown", error.reason)
+            return self._found(False, "unreachable", "unknown", error.reason)
         except sa.exc.SQLAlchemyError as error:  # something else: the driver's words
-            return Readiness(False, "unreachable", "unknown", type(error).__name__)
+            return self._found(False, "unreachable", "unknown", type(error).__name__)
         if schema != "current":
-            return Readiness(False, "ok", schema, f"the database has {schema_problem(schema)}")
-        return Readiness(True, "ok", schema)
+            problem = f"the database has {schema_problem(schema)}"
+            return self._found(False, "ok", schema, problem)
+        return self._found(True, "ok", schema)
+
+    def _found(
+        self,
+        ready: bool,
+        database: Literal["ok", "unreachable"],
+        schema: Literal["current", "outdated", "empty", "unknown"],
+        reason: str | None = None,
+    ) -> Readiness:
+        return Readiness(ready, database, schema, reason, self.databases(), self.store.read_only)
+
+    def read_only(self) -> bool:
+        """Whether the service takes no writes for now: its primary does not answer, its
+        standbys do (what the staff pages say).
+
+        >>> from urnkit.resolver.store import Store
+        >>> HealthService(Store("sqlite://")).read_only()
+        False
+        """
+        return self.store.read_only
+
+    def databases(self) -> tuple[DatabaseState, ...]:
+        """Each database's state, if there are standbys; else none (the primary's is
+        :meth:`readiness`'s ``database``).
+
+        >>> from urnkit.resolver.store import Store
+        >>> HealthService(Store("sqlite://")).databases()
+        ()
+        """
+        databases = self.store.databases
+        if not databases.standbys:
+            return ()
+        return tuple(DatabaseState(d.name, d.state, d.lag) for d in databases.every)

@@ -97,8 +97,8 @@ class NetworkService:
         return time.monotonic() - self._loaded < self.refresh_seconds
 
     def load(self) -> None:
-        """Read every network again."""
-        with self.store.snapshot() as tx:
+        """Read every network again (for resolution: from a standby if one is near enough)."""
+        with self.store.snapshot(standby=True) as tx:
             rows = tx.networks.all()
         self._known = {
             f"{holder_id}/{name}": (holder, name, parse_ranges(text.split("\n")))

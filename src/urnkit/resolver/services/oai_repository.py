@@ -171,7 +171,7 @@ class Repository:
 
     def latest_change(self) -> datetime | None:
         """When the records or sets last changed (None for an empty repository)."""
-        with self.store.snapshot() as tx:
+        with self.store.snapshot(standby=True) as tx:
             return tx.oai.latest_change()
 
     def respond(self, arguments: Sequence[tuple[str, str]], base_url: str) -> bytes:
@@ -253,7 +253,7 @@ class Repository:
             raise OAIError(
                 "idDoesNotExist", f"{identifier!r} is not a URN: {error.detail}"
             ) from None
-        with self.store.snapshot() as tx:
+        with self.store.snapshot(standby=True) as tx:
             record = tx.records.get(key)
         if record is None:
             raise OAIError("idDoesNotExist", f"no URN equivalent to {identifier} is registered")
@@ -262,7 +262,7 @@ class Repository:
     # --- the verbs (§4) ------------------------------------------------------------------------
 
     def _identify(self, given: dict[str, str], moment: datetime, base_url: str) -> ET.Element:
-        with self.store.snapshot() as tx:
+        with self.store.snapshot(standby=True) as tx:
             earliest = tx.oai.earliest_datestamp() or moment
         element = ET.Element(f"{{{OAI_PMH}}}Identify")
         for name, text in (
@@ -295,7 +295,7 @@ class Repository:
 
     def _prefixes(self) -> list[tuple[str, str, str]]:
         """The delegated prefixes, the sets (prefix, organisation, generator)."""
-        with self.store.snapshot() as tx:
+        with self.store.snapshot(standby=True) as tx:
             return tx.organisations.prefixes()
 
     def _list_sets(self, given: dict[str, str], moment: datetime, base_url: str) -> ET.Element:
@@ -333,7 +333,7 @@ class Repository:
             listing = _Listing.from_token(verb, given["resumptionToken"])
         else:
             listing = self._first(verb, given, moment, self._check_format(given))
-        with self.store.snapshot() as tx:
+        with self.store.snapshot(standby=True) as tx:
             if listing.total < 0:  # the first page: count the list
                 total = tx.oai.count_records(listing.set_spec, listing.start, listing.end)
                 listing = replace(listing, total=total)

@@ -77,7 +77,7 @@ class OverviewService:
     def register(self) -> list[tuple[str, str, str, int]]:
         """The delegated prefixes (RFC 8458 §4.3) as (prefix, organisation, generator, URNs):
         a URN counts for the longest delegated prefix that covers its own."""
-        with self.store.snapshot() as tx:
+        with self.store.snapshot(standby=True) as tx:
             delegated = tx.organisations.prefixes()
             by_prefix = tx.statistics.record_counts("prefix")
         urns = dict.fromkeys((prefix for prefix, _, _ in delegated), 0)
@@ -91,7 +91,7 @@ class OverviewService:
         """How many records there are by status (as counted up to ``cache_seconds`` ago)."""
 
         def count() -> dict[str, int]:
-            with self.store.snapshot() as tx:
+            with self.store.snapshot(standby=True) as tx:
                 return tx.statistics.record_counts("status")
 
         return self._cached("statuses", count)
@@ -113,7 +113,7 @@ class OverviewService:
     def statistics(self, days: int = 31) -> list[DayCount]:
         """Resolutions per prefix per day (UTC) for the last ``days`` days, today included,
         the newest first; only what has been flushed (:meth:`flush_statistics`)."""
-        with self.store.snapshot() as tx:
+        with self.store.snapshot(standby=True) as tx:
             return tx.statistics.resolution_counts(self.statistics_since(days))
 
     def record_statuses(self, days: int = 31) -> list[DayCount]:
@@ -124,7 +124,7 @@ class OverviewService:
         since = self.statistics_since(days)
 
         def count() -> list[DayCount]:
-            with self.store.snapshot() as tx:
+            with self.store.snapshot(standby=True) as tx:
                 created = tx.statistics.created_by_day(since)
                 changes = tx.statistics.status_changes(since)
             return statuses_by_day(since, days, created, changes)
@@ -174,9 +174,11 @@ class OverviewService:
         """  # noqa: E501
         self._searchable(by, text)
         if by != "urn":
-            return self.records.records(None, cursor, limit, reader=reader, **{by: text})
+            return self.records.records(
+                None, cursor, limit, reader=reader, standby=True, **{by: text}
+            )
         try:
-            return [self.records.get(text, reader)], None
+            return [self.records.get(text, reader, standby=True)], None
         except NotFoundError:
             return [], None
 

@@ -120,11 +120,12 @@ class RecordService:
         self.store = store
         self.access = access
 
-    def get(self, text: str, reader: Reader | None = None) -> Record:
+    def get(self, text: str, reader: Reader | None = None, *, standby: bool = False) -> Record:
         """The record of a URN (any equivalent spelling); with only the locations ``reader``
-        may see, if given."""
+        may see, if given; from a ``standby`` if one is near enough (a search), else as the
+        primary has it (the owner's API reads what it wrote)."""
         key = parse_urn(text).equivalence_key()
-        with self.store.snapshot() as tx:
+        with self.store.snapshot(standby=standby) as tx:
             record = tx.records.get(key)
         if record is None:
             raise NotFoundError(f"no URN equivalent to {text} is registered here")
@@ -169,13 +170,15 @@ class RecordService:
         url: str | None = None,
         identifier: str | None = None,
         reader: Reader | None = None,
+        standby: bool = False,
     ) -> tuple[list[Record], int | None]:
         """A page of records (under ``prefix``, with ``title`` in their title, with a location
         at ``url``, carrying ``identifier``: each if given) and the cursor of the next page.
         With a ``reader``, each record shows only the locations it may see, and a location at
-        ``url`` it may not see does not count (a page may then be short)."""
+        ``url`` it may not see does not count (a page may then be short). From a ``standby``
+        as :meth:`get` reads."""
         normalized = None if prefix is None else normalize_prefix(prefix)
-        with self.store.snapshot() as tx:
+        with self.store.snapshot(standby=standby) as tx:
             page = tx.records.page(
                 normalized, cursor, limit + 1, title=title, url=url, identifier=identifier
             )

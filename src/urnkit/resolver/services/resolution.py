@@ -180,7 +180,7 @@ class ResolutionService:
         except NotFoundError:
             if urn.nid.lower() == "nbn":
                 raise
-            with self.store.snapshot() as tx:
+            with self.store.snapshot(standby=True) as tx:
                 carriers = tx.identifiers.carriers(urn.equivalence_key(), MAX_CHOICES)
             if not carriers:
                 raise

@@ -244,7 +244,7 @@ class Rfc2483Requests:
         it may see, in the record and in its history), read in one snapshot;
         :class:`~urnkit.resolver.domain.NotFoundError` when nothing is registered under it."""
         key = parse_urn(text).equivalence_key()
-        with self.store.snapshot() as tx:
+        with self.store.snapshot(standby=True) as tx:
             record = tx.records.get(key)
             record_id = tx.records.id(key)
             if record is None or record_id is None:
@@ -327,7 +327,7 @@ class Rfc2483Requests:
 
     def _neighbours(self, urn: str, relation: str) -> list[str]:
         key = parse_urn(urn).equivalence_key()
-        with self.store.snapshot() as tx:
+        with self.store.snapshot(standby=True) as tx:
             if relation == "predecessor":
                 return tx.successions.predecessors(key)
             record = tx.records.get(key)

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
 DEFAULT_DATABASE_URL = "sqlite:///urnkit.db"
+CONNECT_TIMEOUT = 5  # seconds, for PostgreSQL (see create_engine)
 
 
 def create_engine(url: str) -> Engine:
@@ -31,7 +32,13 @@ def create_engine(url: str) -> Engine:
         # A worker thus holds at most 41 connections, and W workers W * 41: more than PostgreSQL's
         # default max_connections (100) only from 3 workers on, and only under 40 concurrent API
         # requests per worker; raise max_connections (or put PgBouncer in front) for that.
-        return sa.create_engine(url, pool_size=10, max_overflow=30, pool_pre_ping=True)
+        # A host that does not answer at all (a machine lost) is given up after CONNECT_TIMEOUT
+        # seconds, or the URL's ?connect_timeout=, for the next host or database to be tried.
+        query = sa.make_url(url).query
+        waits = {} if "connect_timeout" in query else {"connect_timeout": CONNECT_TIMEOUT}
+        return sa.create_engine(
+            url, pool_size=10, max_overflow=30, pool_pre_ping=True, connect_args=waits
+        )
     memory = url in ("sqlite://", "sqlite:///:memory:")
     # How long a writer waits for another's lock before failing (503: store/outages.py):
     # 30 s, or the URL's ?timeout= (seconds, as SQLAlchemy's SQLite dialect reads it).

@@ -34,15 +34,22 @@ log = logging.getLogger("urnkit.resolver.database")
 class Outages:
     """The outages of the database at ``url``: ``since`` (``time.monotonic()``) the current one
     began, None while there is none, and how many requests it ``refused``; logged if ``logged``
-    (a server; a command says it in its own words)."""
+    (a server; a command says it in its own words), naming it by ``name`` (``primary``,
+    ``standby 1`` …) if it is one of several."""
 
-    def __init__(self, url: str | URL, *, logged: bool = False) -> None:
+    def __init__(self, url: str | URL, *, logged: bool = False, name: str = "") -> None:
         self.url = url
         self.logged = logged
+        self.name = name
         self.since: float | None = None
         self.refused = 0
         self._writes_only = False  # the current outage is a lock: it ends with a write
         self._lock = threading.Lock()
+
+    @property
+    def down(self) -> bool:
+        """Whether an outage is on that stops reads too (not a lock's)."""
+        return self.since is not None and not self._writes_only
 
     @contextmanager
     def guarding(self, *, writes: bool = False) -> Iterator[None]:
@@ -74,7 +81,10 @@ class Outages:
                 self._writes_only = failure.writes_only
             self.refused += 1
         if began and self.logged:
-            log.warning("database unavailable, answering 503 until it is back: %s", failure)
+            answer = {"": "answering 503", "primary": "writes answered 503"}.get(
+                self.name, "reads go to the others"
+            )
+            log.warning("%s unavailable, %s until it is back: %s", self._named, answer, failure)
         return UnavailableError(failure.reason)
 
     def answered(self, *, wrote: bool = False) -> None:
@@ -88,5 +98,9 @@ class Outages:
             lasted, refused, self.since = time.monotonic() - self.since, self.refused, None
         if self.logged:
             log.warning(
-                "database reachable again after %.1f s, %d requests refused", lasted, refused
+                "%s reachable again after %.1f s, %d requests refused", self._named, lasted, refused
             )
+
+    @property
+    def _named(self) -> str:
+        return f"database ({self.name})" if self.name else "database"

@@ -19,17 +19,16 @@ def _alembic_config(connection: Connection) -> Any:
     return config
 
 
-def schema_state(engine: Engine) -> Literal["empty", "current", "outdated"]:
-    """Whether the database has no schema, the newest one, or one to upgrade."""
+def schema_state(connection: Connection) -> Literal["empty", "current", "outdated"]:
+    """Whether the database ``connection`` reads (read-only: it waits for no writer) has no
+    schema, the newest one, or one to upgrade."""
     from alembic.runtime.migration import MigrationContext
     from alembic.script import ScriptDirectory
 
-    with engine.connect() as connection:
-        connection = connection.execution_options(urnkit_read_only=True)  # waits for no writer
-        if not sa.inspect(connection).get_table_names():
-            return "empty"
-        current = MigrationContext.configure(connection).get_current_heads()
-        heads = ScriptDirectory.from_config(_alembic_config(connection)).get_heads()
+    if not sa.inspect(connection).get_table_names():
+        return "empty"
+    current = MigrationContext.configure(connection).get_current_heads()
+    heads = ScriptDirectory.from_config(_alembic_config(connection)).get_heads()
     return "current" if set(current) == set(heads) else "outdated"
 
 

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from typing import Final, Literal, TypeVar
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 from sqlalchemy.pool import StaticPool
 
 from urnkit.resolver.domain import ConflictError
 from urnkit.resolver.store import locks, schema
+from urnkit.resolver.store.databases import DEFAULT_MAX_LAG, Database, Databases
 from urnkit.resolver.store.engine import DEFAULT_DATABASE_URL, create_engine
 from urnkit.resolver.store.fast_lookup import (
     RESOLUTION_QUERY,
@@ -22,7 +24,6 @@ from urnkit.resolver.store.fast_lookup import (
     SQLiteReaders,
     autocommit_connection,
 )
-from urnkit.resolver.store.outages import Outages
 from urnkit.resolver.store.transaction import Transaction
 
 T = TypeVar("T")
@@ -39,6 +40,12 @@ class Store:
     cannot be used, each of them raises :class:`~urnkit.resolver.domain.UnavailableError`
     (:mod:`~urnkit.resolver.store.outages`, logged when ``log_outages``).
 
+    Writes, and the reads that must see them, go to the primary (``url``); resolution's reads,
+    and those that ask for it (``snapshot(standby=True)``), to the streaming standbys at
+    ``replica_urls`` no further than ``replica_max_lag`` seconds behind, else to the primary
+    (:mod:`~urnkit.resolver.store.databases`). Every read goes on from the standbys while no
+    primary answers.
+
     >>> store = Store("sqlite://")
     >>> store.upgrade()
     >>> with store.transaction() as tx:
@@ -46,26 +53,43 @@ class Store:
     True
     """
 
-    def __init__(self, url: str = DEFAULT_DATABASE_URL, *, log_outages: bool = False) -> None:
+    def __init__(
+        self,
+        url: str = DEFAULT_DATABASE_URL,
+        *,
+        log_outages: bool = False,
+        replica_urls: Sequence[str] = (),
+        replica_max_lag: float = DEFAULT_MAX_LAG,
+    ) -> None:
         self.url = url
         self.engine = create_engine(url)
-        self.outages = Outages(self.engine.url, logged=log_outages)
+        standbys = [
+            Database(f"standby {n}", create_engine(replica), log_outages)
+            for n, replica in enumerate(replica_urls, 1)
+        ]
+        primary = Database("primary", self.engine, log_outages)
+        self.databases = Databases(primary, standbys, replica_max_lag)
+        self.outages = primary.outages
         dialect = self.engine.dialect
-        # The fast paths of resolution_row_async (see there); None where it falls back.
-        self._lookups: BatchedLookups | None = None
+        # The fast paths of resolution_row_async (see there), by database; None where it
+        # falls back.
+        self._lookups: dict[Database, BatchedLookups] | None = None
         self._readers: SQLiteReaders | None = None
         if dialect.name == "postgresql" and dialect.driver == "psycopg":
-            self._lookups = BatchedLookups(partial(autocommit_connection, self.engine))
+            self._lookups = {
+                database: BatchedLookups(partial(autocommit_connection, database.engine))
+                for database in self.databases.every
+            }
         elif dialect.name == "sqlite" and not isinstance(self.engine.pool, StaticPool):
             self._readers = SQLiteReaders(self.engine)
 
     def close(self) -> None:
         """Close every pooled connection."""
-        if self._lookups is not None:
-            self._lookups.close()
+        for lookups in (self._lookups or {}).values():
+            lookups.close()
         if self._readers is not None:
             self._readers.close()
-        self.engine.dispose()
+        self.databases.close()
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
@@ -119,18 +143,42 @@ class Store:
                 transaction.rollback()
 
     @contextmanager
-    def snapshot(self) -> Iterator[Transaction]:
-        """A read-only transaction (on SQLite a plain ``BEGIN``, which never blocks writers)."""
-        with self.outages.guarding(), self.engine.connect() as connection:
-            connection = connection.execution_options(urnkit_read_only=True)
-            with connection.begin():
-                yield Transaction(connection)
+    def snapshot(self, *, standby: bool = False) -> Iterator[Transaction]:
+        """A read-only transaction (on SQLite a plain ``BEGIN``, which never blocks writers),
+        from a ``standby`` if one is near enough, else from the primary; or, if it must see
+        the writes made so far, from the primary (or a standby while no primary answers)."""
+        with self._reading(standby=standby) as connection, connection.begin():
+            yield Transaction(connection)
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the store serves only reads for now: its primary does not answer and its
+        standbys do (see :attr:`~.databases.Databases.read_only`)."""
+        return self.databases.read_only
+
+    @contextmanager
+    def _reading(self, *, standby: bool) -> Iterator[Connection]:
+        """A connection for a read, from the first of :meth:`~.databases.Databases.order`
+        that answers; its failures are its database's outages."""
+        databases = self.databases.order(standby=standby)
+        for database in databases:
+            try:
+                connection = database.engine.connect()
+            except Exception as error:
+                unavailable = database.outages.unavailable(error)
+                if unavailable is None:
+                    raise
+                if database is databases[-1]:
+                    raise unavailable from error
+                continue
+            with database.outages.guarding(), connection:
+                yield connection.execution_options(urnkit_read_only=True)
+            return
 
     def resolution_row(self, key: str) -> ResolutionRow | None:
         """One indexed query for a record's status and targets (see :data:`ResolutionRow`),
         or None: resolution's read, for synchronous callers."""
-        with self.outages.guarding(), self.engine.connect() as connection:
-            connection = connection.execution_options(urnkit_read_only=True)
+        with self._reading(standby=True) as connection:
             if connection.dialect.name == "postgresql":
                 # One statement needs no transaction: autocommit saves the BEGIN and ROLLBACK
                 # round trips. (On SQLite a read BEGIN costs less than switching modes.)
@@ -144,18 +192,17 @@ class Store:
         SQLite runs the query on the event loop (:class:`~.fast_lookup.SQLiteReaders`).
         PostgreSQL batches the lookups of concurrent requests
         (:class:`~.fast_lookup.BatchedLookups`): a worker process uses one connection for
-        resolution. Other databases and drivers, and in-memory SQLite, run
-        :meth:`resolution_row` (in a worker thread unless in-memory).
+        resolution on each database it reads. Other databases and drivers, and in-memory
+        SQLite, run :meth:`resolution_row` (in a worker thread unless in-memory).
         """
-        if self._readers is None and self._lookups is None:
+        if self._lookups is not None:
+            return await self._batched(key, self._lookups)
+        if self._readers is None:
             if self.engine.dialect.name == "sqlite":  # in memory: one shared connection
                 return self.resolution_row(key)
             return await asyncio.to_thread(self.resolution_row, key)
-        try:  # the fast paths: outages seen here, without a context manager's cost
-            if self._readers is not None:
-                row = self._readers.row(key)
-            elif self._lookups is not None:
-                row = await self._lookups.row(key)
+        try:  # the fast path: outages seen here, without a context manager's cost
+            row = self._readers.row(key)
         except Exception as error:
             unavailable = self.outages.unavailable(error)
             if unavailable is None:
@@ -165,10 +212,31 @@ class Store:
             self.outages.answered()
         return row
 
+    async def _batched(
+        self, key: str, lookups: dict[Database, BatchedLookups]
+    ) -> ResolutionRow | None:
+        """The lookup of ``key`` on the first database of
+        :meth:`~.databases.Databases.order` that answers, its failures its outages."""
+        databases = self.databases.order(standby=True)
+        for database in databases:
+            try:
+                row = await lookups[database].row(key)
+            except Exception as error:
+                unavailable = database.outages.unavailable(error)
+                if unavailable is None:
+                    raise
+                if database is databases[-1]:
+                    raise unavailable from error
+                continue
+            if database.outages.since is not None:  # the first answer after an outage
+                database.outages.answered()
+            return row
+        raise AssertionError("a store has a primary")
+
     def schema_state(self) -> Literal["empty", "current", "outdated"]:
         """Whether the database has no schema, the newest one, or one to upgrade."""
-        with self.outages.guarding():
-            return schema.schema_state(self.engine)
+        with self._reading(standby=False) as connection:
+            return schema.schema_state(connection)
 
     def upgrade(self, revision: str = "head") -> None:
         """Apply the Alembic migrations up to ``revision``."""

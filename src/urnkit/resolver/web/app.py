@@ -172,7 +172,12 @@ def app_from_environment() -> ASGIApp:
     request ids and the access log (``URNKIT_ACCESS_LOG``), around everything else, so that
     they see every response; then the limits on header fields."""
     settings = Settings.from_environment()
-    store = Store(settings.database_url, log_outages=True)
+    store = Store(
+        settings.database_url,
+        log_outages=True,
+        replica_urls=settings.replica_urls,
+        replica_max_lag=settings.replica_max_lag,
+    )
     discovery = (
         Discovery(settings.dns_nameserver or None, settings.dns_root)
         if settings.dns_discovery

@@ -123,6 +123,34 @@ class Metrics(Collector):
         for status, count in sorted(self.services.overview.record_counts().items()):
             records.add_metric([status], count)
         yield records
+        yield from self._databases()
+
+    def _databases(self) -> Iterator[Metric]:
+        """With standbys: each database's state and, a standby's, its replay lag."""
+        found = self.services.health.databases()
+        if not found:
+            return
+        up = GaugeMetricFamily(
+            "urnkit_database_up",
+            "Whether each database answered when last asked (1) or not (0)",
+            labels=["database"],
+        )
+        lagging = GaugeMetricFamily(
+            "urnkit_database_lagging",
+            "Whether a standby is further behind than replica_max_lag (reads skip it)",
+            labels=["database"],
+        )
+        lag = GaugeMetricFamily(
+            "urnkit_database_replay_lag_seconds",
+            "How far each standby's replay is behind what it received from the primary",
+            labels=["database"],
+        )
+        for database in found:
+            up.add_metric([database.name], database.state != "unreachable")
+            if database.lag is not None:
+                lagging.add_metric([database.name], database.state == "lagging")
+                lag.add_metric([database.name], database.lag)
+        yield from (up, lagging, lag)
 
     def exposition(self) -> bytes:
         """Every metric in the Prometheus text format (see ``CONTENT_TYPE_LATEST``)."""

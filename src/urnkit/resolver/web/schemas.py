@@ -354,8 +354,21 @@ class HealthOut(BaseModel):
     status: Literal["ok"]
 
 
+class DatabaseOut(BaseModel):
+    """One of the databases of a server with standbys, as last seen."""
+
+    name: str = Field(examples=["primary", "standby 1"])
+    state: Literal["ok", "lagging", "unreachable"] = Field(
+        description="lagging: its replay is further behind than replica_max_lag; reads skip it"
+    )
+    lag_seconds: float | None = Field(
+        default=None, description="How far a standby's replay is behind (absent: the primary)"
+    )
+
+
 class ReadinessOut(BaseModel):
-    """Readiness: whether the database answers and holds the latest schema; if not, why."""
+    """Readiness: whether the database answers and holds the latest schema; if not, why.
+    With standbys, each database's state, and whether only reads are served for now."""
 
     status: Literal["ready", "not ready"]
     database: Literal["ok", "unreachable"]
@@ -364,6 +377,13 @@ class ReadinessOut(BaseModel):
         default=None,
         description="Why not ready (absent when ready)",
         examples=["the database does not accept connections"],
+    )
+    read_only: bool | None = Field(
+        default=None,
+        description="With standbys: true while no primary answers (writes get 503, reads go on)",
+    )
+    databases: list[DatabaseOut] | None = Field(
+        default=None, description="With standbys: the primary and each standby"
     )
 
 

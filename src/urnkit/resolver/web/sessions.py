@@ -290,13 +290,15 @@ def _staff_rendered(
     error: ResolverError | None,
     context: dict[str, Any],
 ) -> _Page:
-    """``render(headers, **context)`` with what a staff page gets (see :func:`staff_page`)."""
+    """``render(headers, **context)`` with what a staff page gets (see :func:`staff_page`),
+    and ``read_only`` while the service takes no writes."""
     basis = csrf_basis(request, sessions)
     fresh = None
     if basis is None:
         basis = fresh = sessions.pre_session()
     errors = {} if error is None else {str(error.extensions.get("field", "form")): error.detail}
     context.setdefault("values", {})
+    context.setdefault("read_only", request.app.state.services.health.read_only())
     page = render(
         {"Cache-Control": "no-store"}, csrf=sessions.csrf_token(basis), errors=errors, **context
     )

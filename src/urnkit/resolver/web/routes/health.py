@@ -29,13 +29,17 @@ def healthz(response: Response) -> dict[str, str]:
 def readyz(response: Response, services: ServiceDep) -> dict[str, Any]:
     """Readiness: 200 when the database answers and its schema is at the latest migration,
     503 otherwise (``database`` unreachable, or ``schema`` empty or outdated), with the
-    ``reason``."""
+    ``reason``. With standbys, ready while any database answers (reads go on without the
+    primary: ``read_only``), and the state and lag of each (``databases``)."""
     found = services.health.readiness()
     response.status_code = 200 if found.ready else 503
     response.headers.update(_NO_STORE)
+    databases = [{"name": d.name, "state": d.state, "lag_seconds": d.lag} for d in found.databases]
     return {
         "status": "ready" if found.ready else "not ready",
         "database": found.database,
         "schema": found.schema,
         "reason": found.reason,
+        "read_only": found.read_only if databases else None,
+        "databases": databases or None,
     }
