@@ -79,10 +79,10 @@ class Cluster:
 
     def start(self) -> None:
         """Start the cluster, waiting until it accepts connections."""
+        where = ("-p", str(self.port), "-k", str(self.top), "-c", "listen_addresses=127.0.0.1")
         with (self.top / f"{self.name}.log").open("ab") as log:
             self.process = subprocess.Popen(
-                    [str(self.binaries / "postgres"), "-D", str(self.data), "-p", str(self.port)]
-                + ["-k", str(self.top), "-c", "listen_addresses=127.0.0.1"],
+                [str(self.binaries / "postgres"), "-D", str(self.data), *where],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 cwd=self.top,
@@ -157,9 +157,7 @@ class Replication:
         """Wait until the standby has replayed everything the primary has written so far."""
         written = self.primary.execute("SELECT pg_current_wal_lsn()")
         wait_for(
-            lambda: self.standby.execute(
-                f"SELECT pg_last_wal_replay_lsn() >= '{written}'::pg_lsn"
-            ),
+            lambda: self.standby.execute(f"SELECT pg_last_wal_replay_lsn() >= '{written}'::pg_lsn"),
             "the standby to replay the primary's writes",
         )
 
