@@ -123,8 +123,7 @@ class Settings:
             raise ValueError("network_refresh must be 1 (second) or more")
         if self.harvest_max_bytes < 1 or self.harvest_timeout < 1:
             raise ValueError("harvest_max_bytes and harvest_timeout must be 1 or more")
-        if self.replica_urls:
-            _check_replicas(self.database_url, self.replica_urls, self.replica_max_lag)
+        _check_replicas(self.replica_urls, self.replica_max_lag)
         if self.statistics_cache < 0:
             raise ValueError("statistics_cache must be 0 (seconds) or more")
         staff = ("staff_session_hours", "staff_sign_in_attempts", "staff_sign_in_backoff_seconds")
@@ -162,18 +161,15 @@ class Settings:
 CONFIG_FILE = "urnkit.toml"
 
 
-def _check_replicas(database_url: str, replica_urls: tuple[str, ...], max_lag: int) -> None:
-    """A :class:`ValueError` unless the standbys, and the primary they follow, are PostgreSQL.
+def _check_replicas(replica_urls: tuple[str, ...], max_lag: int) -> None:
+    """A :class:`ValueError` unless the standbys are PostgreSQL's (the store checks that the
+    primary is too), and the lag a whole second or more.
 
-    >>> _check_replicas("sqlite:///u.db", ("postgresql+psycopg://standby/db",), 10)
+    >>> _check_replicas(("sqlite:///standby.db",), 10)
     Traceback (most recent call last):
     ...
-    ValueError: replica_urls name PostgreSQL's standbys: database_url must be PostgreSQL too
+    ValueError: replica_urls: 'sqlite:///standby.db' is no PostgreSQL URL (postgresql+psycopg://)
     """
-    if not database_url.startswith("postgresql"):
-        raise ValueError(
-            "replica_urls name PostgreSQL's standbys: database_url must be PostgreSQL too"
-        )
     for url in replica_urls:
         if not url.startswith("postgresql"):
             raise ValueError(f"replica_urls: {url!r} is no PostgreSQL URL (postgresql+psycopg://)")

@@ -63,6 +63,8 @@ class Store:
     ) -> None:
         self.url = url
         self.engine = create_engine(url)
+        if replica_urls and self.engine.dialect.name != "postgresql":
+            raise ValueError("replica_urls name PostgreSQL's standbys: the database must be too")
         standbys = [
             Database(f"standby {n}", create_engine(replica), log_outages)
             for n, replica in enumerate(replica_urls, 1)
