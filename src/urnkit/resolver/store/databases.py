@@ -75,7 +75,7 @@ class Database:
 
 class Databases:
     """The ``primary`` and the ``standbys``, and which of them a read tries first (see the
-    module); probed by a thread of their own while there are standbys."""
+    module), standbys no further behind than ``max_lag`` seconds first."""
 
     def __init__(
         self,
@@ -94,7 +94,11 @@ class Databases:
                 database.outages.name = database.name
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
-        if self.standbys:
+
+    def watch(self) -> None:
+        """Probe the databases every :data:`PROBE_INTERVAL` seconds in a thread of their own,
+        until :meth:`close`, if there are standbys (else the primary is all there is)."""
+        if self.standbys and self._watcher is None:
             self._watcher = threading.Thread(target=self._watch, name="urnkit-probes", daemon=True)
             self._watcher.start()
 

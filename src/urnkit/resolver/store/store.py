@@ -71,6 +71,7 @@ class Store:
         ]
         primary = Database("primary", self.engine, log_outages)
         self.databases = Databases(primary, standbys, replica_max_lag)
+        self.databases.watch()
         self.outages = primary.outages
         dialect = self.engine.dialect
         # The fast paths of resolution_row_async (see there), by database; None where it
