@@ -3,6 +3,8 @@
 * :mod:`~urnkit.resolver.store.tables` — the tables, which only the Alembic migrations create
   and change (:mod:`~urnkit.resolver.store.schema`);
 * :mod:`~urnkit.resolver.store.engine` — connections and their settings;
+* :mod:`~urnkit.resolver.store.databases` — the primary and its streaming standbys, and which
+  of them a read goes to;
 * :mod:`~urnkit.resolver.store.store` — :class:`Store`: transactions, snapshots, the schema,
   locks across processes, and resolution's lookups (:mod:`~urnkit.resolver.store.fast_lookup`);
 * :mod:`~urnkit.resolver.store.transaction` — :class:`Transaction`, a unit of work with the
