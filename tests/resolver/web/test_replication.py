@@ -94,6 +94,16 @@ def test_the_reads_that_may_be_old_come_from_the_standby(replicated: Replicated)
         replicated.pair.standby.execute("SELECT pg_wal_replay_resume()")
         store.close()
     replicated.pair.wait_until_replayed()
+    # The running server's resolution reads the standby: its batched lookup is seen there.
+    wait_for(lambda: _state(replicated, "standby 1") == "ok", "the standby caught up")
+    with replicated.api() as api:
+        assert api.get("/" + urn).headers["location"] == "https://example.org/standby-reads"
+    lookups = (
+        "SELECT count(*) FROM pg_stat_activity"
+        " WHERE query LIKE '%string_to_array%' AND pid <> pg_backend_pid()"
+    )
+    assert replicated.pair.standby.execute(lookups) == 1
+    assert replicated.pair.primary.execute(lookups) == 0
     standby = Store(replicated.standby_url)
     try:
         assert Services(standby).resolution.resolve(urn, None).kind == "redirect"
