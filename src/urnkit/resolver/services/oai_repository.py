@@ -42,6 +42,7 @@ from urnkit.resolver.domain.dublin_core import (
     oai_dc_element,
 )
 from urnkit.resolver.domain.epicur import EPICUR, EPICUR_SCHEMA, epicur_element
+from urnkit.resolver.domain.xml_text import first_unfit
 from urnkit.resolver.store import Store, now
 
 PAGE_SIZE = 100
@@ -226,6 +227,9 @@ class Repository:
                 raise OAIError("badArgument", f"the argument {name} is repeated")
             if name not in required | optional | {exclusive}:
                 raise OAIError("badArgument", f"{verb} takes no argument {name!r}")
+            unfit = first_unfit(value)
+            if unfit is not None:  # §3.2 echoes legal arguments; XML cannot hold this one
+                raise OAIError("badArgument", f"the argument {name} holds U+{ord(unfit):04X}")
             given[name] = value
         if exclusive in given:
             if len(given) > 1:
