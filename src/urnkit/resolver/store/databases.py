@@ -118,6 +118,18 @@ class Databases:
         answer."""
         return bool(self.standbys) and self.primary.state == "unreachable"
 
+    @staticmethod
+    def skip(database: Database, error: Exception, tried: list[Database]) -> None:
+        """Go on to the next of the databases ``tried`` after ``error`` on ``database``:
+        ``error`` raised again if it is no failure of the database; else counted as its
+        outage, and, if it was the last to try, its refusal raised
+        (:class:`~urnkit.resolver.domain.UnavailableError`)."""
+        unavailable = database.outages.unavailable(error)
+        if unavailable is None:
+            raise error
+        if database is tried[-1]:
+            raise unavailable from error
+
     def probe(self) -> None:
         """Ask each database once whether it answers and, a standby, how far behind it is."""
         for database in self.every:

@@ -168,11 +168,7 @@ class Store:
             try:
                 connection = database.engine.connect()
             except Exception as error:
-                unavailable = database.outages.unavailable(error)
-                if unavailable is None:
-                    raise
-                if database is databases[-1]:
-                    raise unavailable from error
+                Databases.skip(database, error, databases)
                 continue
             with database.outages.guarding(), connection:
                 yield connection.execution_options(urnkit_read_only=True)
@@ -225,11 +221,7 @@ class Store:
             try:
                 row = await lookups[database].row(key)
             except Exception as error:
-                unavailable = database.outages.unavailable(error)
-                if unavailable is None:
-                    raise
-                if database is databases[-1]:
-                    raise unavailable from error
+                Databases.skip(database, error, databases)
                 continue
             if database.outages.since is not None:  # the first answer after an outage
                 database.outages.answered()
