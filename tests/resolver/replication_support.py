@@ -31,7 +31,8 @@ WAIT_SECONDS = 60  # the most a test waits for a cluster or a replica to get som
 
 
 def server_binaries() -> Path:
-    """The directory of PostgreSQL's server programs; a skip (a failure under
+    """The directory of PostgreSQL's server programs (``pg_config --bindir``, else where
+    ``initdb`` is on the PATH, else Debian's newest); a skip (a failure under
     ``URNKIT_REQUIRE_PG=1``) when there is none."""
     found: Path | None = None
     pg_config = shutil.which("pg_config")
@@ -41,12 +42,21 @@ def server_binaries() -> Path:
     if found is None or not (found / "initdb").exists():
         initdb = shutil.which("initdb")
         found = None if initdb is None else Path(initdb).parent
+    if found is None:  # Debian's layout, one directory a major version: the newest
+        versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=_major)
+        found = versions[-1].parent if versions else None
     if found is None or not (found / "pg_basebackup").exists():
         reason = "PostgreSQL's server programs (initdb, pg_basebackup, pg_ctl) are not installed"
         if os.environ.get("URNKIT_REQUIRE_PG") == "1":
             pytest.fail(reason + " (URNKIT_REQUIRE_PG=1)")
         pytest.skip(reason)
     return found
+
+
+def _major(initdb: Path) -> int:
+    """The major version of a Debian ``/usr/lib/postgresql/VERSION/bin/initdb``."""
+    version = initdb.parent.parent.name
+    return int(version) if version.isdigit() else 0
 
 
 class Cluster:
