@@ -101,7 +101,7 @@ _LATEX = {
     "&": r"\&",
     "_": r"\_",
     "~": r"\textasciitilde{}",
-    "^": r"\^{}",
+    "^": r"\textasciicircum{}",
 }
 _LIGATURE = re.compile(r"(?<=[-`'?!<>,])(?=[-`'<>,])")  # TeX's input ligatures: -- `` ?` ,,
 
@@ -254,12 +254,7 @@ def bibtex(record: Record, url: str) -> str:
 
 def _bibtex_name(creator: Creator) -> str:
     if creator.kind == "person" and creator.family:
-        given = f", {_latex(creator.given)}" if creator.given else ""
-        return (
-            f"{{{_latex(creator.family)}}}{given}"
-            if " " in creator.family
-            else (f"{_latex(creator.family)}{given}")
-        )
+        return _latex(creator.family) + (f", {_latex(creator.given)}" if creator.given else "")
     if creator.kind is None and "," in creator.name:
         return _latex(creator.name)
     return f"{{{_latex(creator.name)}}}"  # one name, not to be split (BibTeX's "von Last")
