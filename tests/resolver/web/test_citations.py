@@ -14,6 +14,7 @@ rispy, the CSL-JSON schema, PyLD, ElementTree).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -43,6 +44,24 @@ METADATA = {
     "publisher": "Kansalliskirjasto",
     "type": "Dataset",
 }
+
+
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "resolution.md"
+DOCS_URN = "urn:nbn:fi:lib-2021-1"
+DOCS_BASE = "https://resolver.example/"
+DOCS_METADATA = {  # the record of docs/resolution.md's examples
+    "title": "Äänikirjojen säilyttäminen",
+    "creators": ["Virtanen, Anna", {"name": "Kansalliskirjasto", "kind": "organisation"}],
+    "date": "2021-05-04",
+    "type": "Dataset",
+}
+
+
+def docs_exchanges() -> list[str]:
+    """The HTTP exchanges of docs/resolution.md's "Citations": a request, a blank line, the
+    response."""
+    section = DOCS.read_text("utf-8").split("\n## Citations\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```http\n(.*?)\n```", section, re.S)
 
 
 @pytest.fixture
@@ -195,3 +214,28 @@ def test_a_deactivated_urn_is_cited_at_its_address_here(
     reference = cited(anonymous, urn, BIBLIOGRAPHY, BIBLIOGRAPHY).text
     assert reference.rstrip().endswith(address)
     assert anonymous.get(f"/{urn}", headers={"Accept": BROWSER}).status_code == 410
+
+
+@pytest.mark.parametrize("exchange", docs_exchanges())
+def test_the_docs_examples_are_what_the_server_answers(
+    api: httpx.Client, anonymous: httpx.Client, unique: str, exchange: str
+) -> None:
+    urn = f"urn:nbn:fi:test-doc{unique}"
+    register(api, urn, locations(unique), DOCS_METADATA)
+    here = f"{str(anonymous.base_url).rstrip('/')}/"
+    text = exchange.replace(DOCS_URN, urn).replace(DOCS_BASE, here)
+    request, _, response = text.partition("\n\nHTTP/1.1 ")
+    request_line, *request_headers = request.split("\n")
+    method, target, _ = request_line.split(" ")
+    headers = dict(line.split(": ", 1) for line in request_headers)
+    head, _, body = response.partition("\n\n")
+    status_line, *response_headers = head.split("\n")
+    found = anonymous.request(method, target, headers=headers)
+    assert found.status_code == int(status_line.split(" ")[0]), found.text
+    for line in response_headers:
+        name, value = line.split(": ", 1)
+        assert found.headers[name] == value
+    if body.startswith("["):
+        assert found.json() == json.loads(body)
+    elif body:
+        assert found.text.rstrip("\n") == body
