@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -44,6 +45,19 @@ METADATA = {
     "publisher": "Kansalliskirjasto",
     "type": "Dataset",
 }
+
+
+class _CiteLinks(HTMLParser):
+    """The typed links (``<a href type>``) of a page: the "Cite" section's."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "a" and found.get("type") and found.get("href"):
+            self.links.append((found["href"] or "", found["type"] or ""))
 
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "resolution.md"
@@ -239,3 +253,23 @@ def test_the_docs_examples_are_what_the_server_answers(
         assert found.json() == json.loads(body)
     elif body:
         assert found.text.rstrip("\n") == body
+
+
+@pytest.mark.parametrize(
+    ("lang", "heading"), [("en", "Cite"), ("fi", "Viittaa"), ("cs", "Citovat")]
+)
+def test_the_landing_page_offers_cite_links_that_work_without_scripts(
+    anonymous: httpx.Client, urn: str, lang: str, heading: str
+) -> None:
+    page = anonymous.get(f"/{urn}?s=I2C&lang={lang}", headers={"Accept": BROWSER})
+    assert page.status_code == 200
+    assert f"<h2>{heading}</h2>" in page.text
+    parser = _CiteLinks()
+    parser.feed(page.text)
+    assert [media_type for _, media_type in parser.links] == [BIBLIOGRAPHY, BIBTEX, RIS, CSL]
+    for href, media_type in parser.links:
+        found = anonymous.get(href.replace("&amp;", "&"), headers={"Accept": BROWSER})
+        assert found.status_code == 200, href
+        assert found.headers["content-type"].split(";")[0] == media_type
+        assert here(anonymous, urn) in found.text
+    assert parser.links[0][0].endswith(f"locale={lang}")  # the page's language, the reference's
