@@ -6,6 +6,7 @@ creators, no date, and titles in Cyrillic, CJK and Finnish."""
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -193,3 +194,14 @@ def test_any_title_round_trips_through_rispy(title: str) -> None:
 @given(titles)
 def test_any_csl_json_passes_the_schema(title: str) -> None:
     jsonschema.validate(csl_json(record({"title": title, "creators": [title]}), URL), SCHEMA)
+
+
+def test_references_formatted_at_once_in_several_threads_are_each_their_own() -> None:
+    # The web layer formats in a thread pool; citeproc-py keeps state in a style's elements.
+    records = [
+        record({"title": f"Title {n}", "creators": [f"Family{n}, Given"]}) for n in range(40)
+    ]
+    alone = [bibliography(each, URL) for each in records]
+    with ThreadPoolExecutor(8) as pool:
+        together = list(pool.map(lambda each: bibliography(each, URL), records))
+    assert together == alone

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from threading import Lock
 from typing import Any
 
 from citeproc import (
@@ -345,16 +346,19 @@ def bibliography(
     >>> bibliography(record, "https://r.example/urn:nbn:fi-1", "apa", "de")[:18]
     'Aineisto. (o.\\xa0J.).'
     """
-    csl_style = _style(style or DEFAULT_STYLE, locale_of(locale))
+    csl_style, lock = _style(style or DEFAULT_STYLE, locale_of(locale))
     source = CiteProcJSON([csl_item(record, url)])
-    cited = CitationStylesBibliography(csl_style, source, formatter.plain)
-    cited.register(Citation([CitationItem(record.urn)]))
-    return "".join(str(entry) for entry in cited.bibliography()).strip()
+    with lock:  # citeproc-py keeps a rendering's state in the style's elements
+        cited = CitationStylesBibliography(csl_style, source, formatter.plain)
+        cited.register(Citation([CitationItem(record.urn)]))
+        entries = [str(entry) for entry in cited.bibliography()]
+    return "".join(entries).strip()
 
 
 @lru_cache(maxsize=32)
-def _style(name: str, locale: str) -> CitationStylesStyle:
-    """A CSL style read once per (style, locale): a style file is large to parse."""
+def _style(name: str, locale: str) -> tuple[CitationStylesStyle, Lock]:
+    """A CSL style read once per (style, locale), as a style file is large to parse, and the
+    lock that lets one thread at a time format with it."""
     if not _STYLE_NAME.match(name):
         raise CitationError(f"no citation style {name!r}: a style is named as apa, ieee, …")
     try:
@@ -363,7 +367,7 @@ def _style(name: str, locale: str) -> CitationStylesStyle:
         raise CitationError(
             f"no citation style {name!r} in the CSL style collection (apa, ieee, …)"
         ) from None
-    return CitationStylesStyle(path, locale=locale, validate=False)
+    return CitationStylesStyle(path, locale=locale, validate=False), Lock()
 
 
 WRITERS: dict[str, Callable[[Record, str], str]] = {BIBTEX: bibtex, RIS: ris}
