@@ -2,10 +2,12 @@
 the framework's layers run, and the pieces of it resolution's route shares (the redirect, the
 ``Link`` header, the resolver's base URL, whether a client prefers a JSON answer)."""
 
+import re
 from collections.abc import Sequence
 
 from fastapi import Request, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
+from werkzeug.datastructures import MIMEAccept
 
 from urnkit.resolver.representations.citations import CITATION_TYPES
 from urnkit.resolver.services import Services
@@ -32,7 +34,7 @@ REPRESENTED += ("text/uri-list", *CITATION_TYPES)
 NOT_ACCEPTABLE = "406"
 _NEGOTIATED = ("text/html", *JSON_TYPES, *REPRESENTED)  # text/html stands for the default answer
 # An Accept header naming none of these is not parsed: it can only take the default answer.
-_MARKERS = (b"json", b"xml", b"uri-list", b"bibtex", b"research-info", b"bibliography")
+_MARKERS = re.compile(rb"json|xml|uri-list|bibtex|research-info|bibliography")
 _BASES: dict[tuple[str, bytes, str, object], str] = {}  # see base_url
 _MOST_BASES = 64  # a server has a few names; a Host header a client makes up is not kept
 
@@ -180,10 +182,10 @@ def _json_first(accept: bytes, media_types: Sequence[str | None] = ()) -> str | 
     one naming none of :data:`_MARKERS`, or a browser's (``text/html`` first at full quality:
     the default wins any tie), is not parsed: the redirect's path. Media type parameters
     (``style=`` of ``text/x-bibliography``) do not take part in choosing a type."""
-    if not any(marker in accept for marker in _MARKERS) or accept.startswith(b"text/html,"):
+    if accept.startswith(b"text/html,") or not _MARKERS.search(accept):
         return None
     entries = accept_header(accept.decode("latin-1"))
-    parsed = accept_header(",".join(f"{v.partition(';')[0]};q={q}" for v, q in entries))
+    parsed = MIMEAccept([(value.partition(";")[0].strip(), q) for value, q in entries])
     chosen = negotiate(parsed, _NEGOTIATED)
     located = max((quality(parsed, media_type) for media_type in media_types), default=0)
     default = max(quality(parsed, "text/html"), located)

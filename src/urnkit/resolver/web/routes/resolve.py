@@ -486,8 +486,14 @@ FIRST_ROUTES: tuple[BaseRoute, ...] = (
 )
 
 RESOLUTION_RESPONSES: dict[int | str, dict[str, Any]] = {
-    **problem_responses(400, 404),
-    200: {"description": "A page of the record's metadata (RFC 8458 §4.5)"},
+    **problem_responses(400, 404, 406),
+    200: {
+        "description": "A page of the record's metadata (RFC 8458 §4.5); or, as Accept "
+        "prefers (or ?format=), the record as JSON, its linkset, JSON-LD, Dublin Core, "
+        "text/uri-list, or a citation: text/x-bibliography (style=, locale=), "
+        "application/x-bibtex, application/x-research-info-systems, "
+        "application/vnd.citationstyles.csl+json (docs/resolution.md)"
+    },
     300: {
         "description": "Multiple Choices: a URN of another namespace (urn:isbn:…) that several "
         "records carry in metadata.identifiers; their URN:NBNs as a page, text/uri-list or JSON"
