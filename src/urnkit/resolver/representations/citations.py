@@ -18,6 +18,7 @@ Virtanen, A. (2020). On URNs. https://r.example/urn:nbn:fi-1
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -346,11 +347,20 @@ def bibliography(
     >>> bibliography(record, "https://r.example/urn:nbn:fi-1", "apa", "de")[:18]
     'Aineisto. (o.\\xa0J.).'
     """
-    csl_style, lock = _style(style or DEFAULT_STYLE, locale_of(locale))
-    source = CiteProcJSON([csl_item(record, url)])
+    item = json.dumps(csl_item(record, url), sort_keys=True)
+    return _formatted(item, style or DEFAULT_STYLE, locale_of(locale))
+
+
+@lru_cache(maxsize=1024)
+def _formatted(item: str, style: str, locale: str) -> str:
+    """A CSL-JSON item (as JSON text) formatted in a style and locale, kept for the next
+    request: citeproc-py walks the style's XML anew for each reference."""
+    csl_style, lock = _style(style, locale)
+    data = json.loads(item)
+    source = CiteProcJSON([data])
     with lock:  # citeproc-py keeps a rendering's state in the style's elements
         cited = CitationStylesBibliography(csl_style, source, formatter.plain)
-        cited.register(Citation([CitationItem(record.urn)]))
+        cited.register(Citation([CitationItem(data["id"])]))
         entries = [str(entry) for entry in cited.bibliography()]
     return "".join(entries).strip()
 
