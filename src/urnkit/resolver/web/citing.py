@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from werkzeug.http import parse_accept_header, parse_options_header
 
 from urnkit.resolver.domain import NotAcceptableError
+from urnkit.resolver.domain.descriptions import Description
 from urnkit.resolver.representations.citations import (
     BIBLIOGRAPHY,
     CSL_JSON,
@@ -27,8 +28,8 @@ from urnkit.resolver.representations.citations import (
     bibliography,
     csl_json,
 )
-from urnkit.resolver.services.rfc2483 import Description, directives
-from urnkit.resolver.services.signposting import LINKSET, json_ld
+from urnkit.resolver.representations.rfc2483 import directives
+from urnkit.resolver.representations.signposting import LINKSET, json_ld
 from urnkit.resolver.web.front import REPRESENTED, base_url
 
 LD_JSON = "application/ld+json"
