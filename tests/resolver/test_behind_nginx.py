@@ -128,6 +128,28 @@ def test_a_change_is_served_fresh_through_the_cache_within_its_max_age(
             time.sleep(0.2)
 
 
+def test_citations_and_redirects_are_cached_apart(deployment: Deployment) -> None:
+    # The site's cache key holds what Accept may choose (docs/resolution.md, "Citations").
+    urn = f"urn:nbn:fi:test-{secrets.token_hex(4)}"
+    browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    with (
+        deployment.client(deployment.https, authorized=True) as writer,
+        deployment.client(deployment.https) as reader,
+    ):
+        _put(writer, urn, "https://example.org/cited")
+        for accept in ["application/x-bibtex", browser, "application/x-research-info-systems"]:
+            for _ in range(2):
+                reader.get(f"/{urn}", headers={"Accept": accept})
+        for accept, status, start in [
+            ("application/x-bibtex", 200, "@misc{"),
+            (browser, 302, ""),
+            ("application/x-research-info-systems", 200, "TY  - GEN"),
+        ]:
+            answer = reader.get(f"/{urn}", headers={"Accept": accept})
+            assert (answer.status_code, answer.headers["x-cache-status"]) == (status, "HIT")
+            assert answer.text.startswith(start)
+
+
 def test_a_cached_answer_names_the_request_that_made_it(deployment: Deployment) -> None:
     # docs/resolver.md: a hit carries the X-Request-ID of the miss that filled the cache, whose
     # line in urnkit's access log says when and how the answer was made.

@@ -2,15 +2,19 @@
 the framework's layers run, and the pieces of it resolution's route shares (the redirect, the
 ``Link`` header, the resolver's base URL, whether a client prefers a JSON answer)."""
 
+import re
 from collections.abc import Sequence
 
 from fastapi import Request, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
+from werkzeug.datastructures import MIMEAccept
 
+from urnkit.resolver.representations.citations import CITATION_TYPES
 from urnkit.resolver.representations.rfc2483 import (
     accept_header,
     link_header,
     negotiate,
+    quality,
     uri_reference,
 )
 from urnkit.resolver.representations.signposting import LINKSET, resolution_signposts
@@ -23,7 +27,14 @@ from urnkit.resolver.web.metrics import Metrics
 FOUND = "urnkit.resolution"
 CEILING_PATH = "/-/redirect"  # the cheapest redirect the server gives (benchmarks' ceiling)
 JSON_TYPES = ("application/json", LINKSET)  # the record, its signposts (RFC 9264 §4.2)
-_NEGOTIATED = ("text/html", *JSON_TYPES)  # text/html stands for the default answer
+# fix/cite: what else /{urn} gives by Accept (web/citing.py): JSON-LD, Dublin Core, the
+# locations as a text/uri-list, citations; NOT_ACCEPTABLE when it takes nothing /{urn} gives.
+REPRESENTED: tuple[str, ...] = ("application/ld+json", "application/xml", "text/xml")
+REPRESENTED += ("text/uri-list", *CITATION_TYPES)
+NOT_ACCEPTABLE = "406"
+_NEGOTIATED = ("text/html", *JSON_TYPES, *REPRESENTED)  # text/html stands for the default answer
+# An Accept header naming none of these is not parsed: it can only take the default answer.
+_MARKERS = re.compile(rb"json|xml|uri-list|bibtex|research-info|bibliography")
 _BASES: dict[tuple[str, bytes, str, object], str] = {}  # see base_url
 _MOST_BASES = 64  # a server has a few names; a Host header a client makes up is not kept
 
@@ -155,20 +166,29 @@ def _plain(scope: Scope) -> bool:
     return True
 
 
-def preferred_json(scope: Scope) -> str | None:
-    """The JSON answer the ``Accept`` header prefers to the default one (a redirect, or a
-    page, which stands for ``text/html``): ``application/json`` (the record) or
-    ``application/linkset+json`` (its signposts); None for neither."""
+def preferred_json(scope: Scope, media_types: Sequence[str | None] = ()) -> str | None:
+    """The answer the ``Accept`` header prefers to the default one (a redirect, or a page,
+    which stands for ``text/html`` and the ``media_types`` of the locations): one of
+    :data:`JSON_TYPES` or :data:`REPRESENTED`, :data:`NOT_ACCEPTABLE` when it takes none of
+    them nor the default; None for the default."""
     for name, value in scope["headers"]:
         if name == b"accept":
-            return _json_first(value)
+            return _json_first(value, media_types)
     return None
 
 
-def _json_first(accept: bytes) -> str | None:
-    """Which of :data:`JSON_TYPES` an ``Accept`` value prefers to ``text/html``, if one; one
-    without "json" is not parsed: the redirect's path."""
-    if b"json" not in accept:
+def _json_first(accept: bytes, media_types: Sequence[str | None] = ()) -> str | None:
+    """What an ``Accept`` value prefers to the default answer (see :func:`preferred_json`);
+    one naming none of :data:`_MARKERS`, or a browser's (``text/html`` first at full quality:
+    the default wins any tie), is not parsed: the redirect's path. Media type parameters
+    (``style=`` of ``text/x-bibliography``) do not take part in choosing a type."""
+    if accept.startswith(b"text/html,") or not _MARKERS.search(accept):
         return None
-    chosen = negotiate(accept_header(accept.decode("latin-1")), _NEGOTIATED)
-    return chosen if chosen in JSON_TYPES else None
+    entries = accept_header(accept.decode("latin-1"))
+    parsed = MIMEAccept([(value.partition(";")[0].strip(), q) for value, q in entries])
+    chosen = negotiate(parsed, _NEGOTIATED)
+    located = max((quality(parsed, media_type) for media_type in media_types), default=0)
+    default = max(quality(parsed, "text/html"), located)
+    if chosen is None or quality(parsed, chosen) <= default:
+        return None if default > 0 else NOT_ACCEPTABLE
+    return chosen

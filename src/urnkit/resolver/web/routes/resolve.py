@@ -57,10 +57,13 @@ from urnkit.resolver.representations.signposting import (
 from urnkit.resolver.services import Services
 from urnkit.resolver.services.descriptions import Rfc2483Requests
 from urnkit.resolver.services.resolution import Resolution
+from urnkit.resolver.web import citing
 from urnkit.resolver.web.caching import NO_STORE, validated
 from urnkit.resolver.web.deps import client_of, decoded_if_whole, raw_urn
 from urnkit.resolver.web.front import (
     FOUND,
+    NOT_ACCEPTABLE,
+    REPRESENTED,
     base_url,
     preferred_json,
     redirect,
@@ -100,6 +103,8 @@ async def resolve_request(request: Request) -> Response:
             return await asyncio.to_thread(answer_linkset, request, text, False)
         if chosen is not None and chosen != "I=I":  # I=I needs two URNs: the default
             return await asyncio.to_thread(answer_service, request, chosen, text)
+        if (cite := citing.requested_format(query)) is not None:  # fix/cite: ?format=
+            return await asyncio.to_thread(_described_record, request, text, "", (), cite)
     services: Services = request.app.state.services
     metrics: Metrics = request.app.state.metrics
     try:
@@ -120,7 +125,9 @@ async def resolve_request(request: Request) -> Response:
     metrics.resolved(resolution.kind)
     if resolution.kind == "choices":
         return _choices(request, resolution)
-    wanted = preferred_json(request.scope)
+    wanted = preferred_json(request.scope, resolution.media_types)
+    if wanted == NOT_ACCEPTABLE and resolution.key:  # fix/cite: nothing /{urn} gives
+        citing.not_acceptable()
     if resolution.kind == "redirect" and (not resolution.key or wanted is None):
         return redirect(
             request.scope,
@@ -134,6 +141,15 @@ async def resolve_request(request: Request) -> Response:
     described = text if resolution.via is None else str(resolution.urn)  # the record's URN
     if wanted == LINKSET:  # a record of ours: its signposts, as the Accept header prefers
         return await asyncio.to_thread(answer_linkset, request, described, True)
+    if wanted == "text/uri-list":  # fix/cite: the locations, as I2Ls lists them
+        listed = await asyncio.to_thread(answer_service, request, "I2Ls", described)
+        listed.headers["Vary"] = "Accept"
+        return listed
+    if wanted in REPRESENTED:  # fix/cite: citations, JSON-LD, Dublin Core
+        cite = citing.accepted(request.headers.get("accept"), wanted)
+        return await asyncio.to_thread(
+            _described_record, request, described, resolution.kind, (), cite
+        )
     if resolution.kind == "gone" and not wants_html(request):
         record = resolution.record
         assert record is not None
@@ -182,11 +198,16 @@ def _choices(request: Request, resolution: Resolution) -> Response:
 
 
 def _described_record(
-    request: Request, text: str, kind: str, alternates: Sequence[str]
+    request: Request,
+    text: str,
+    kind: str,
+    alternates: Sequence[str],
+    represented: tuple[str, dict[str, str]] | None = None,
 ) -> Response:
     """A record as resolution shows it when it does not redirect (the ``alternates`` it
     would redirect to, if any): as JSON to a client that prefers it, else as its page
-    (RFC 8458 §4.5's surrogate; 410 when deactivated)."""
+    (RFC 8458 §4.5's surrogate; 410 when deactivated); or as one of the ``represented``
+    formats (a media type and its parameters: :mod:`urnkit.resolver.web.citing`)."""
     services: Services = request.app.state.services
     reader = services.networks.reader(None, client_of(request.scope))
     description = Rfc2483Requests(services.records).describe(text, reader)
@@ -194,6 +215,12 @@ def _described_record(
     headers = {"Link": _record_links(request.scope, description, alternates), "Vary": "Accept"}
     if description.restricted:  # what it shows depends on the client's address
         headers["Cache-Control"] = NO_STORE.decode()
+    if represented is not None:  # fix/cite
+        if represented[0] in _XML:
+            answer = _xml_response(record, represented[0], headers)
+        else:
+            answer = citing.represented(request, description, *represented, headers)
+        return validated(request, answer, description.modified)
     if kind == "gone":
         return _record_page(request, description, 410, headers)
     if preferred_json(request.scope):
@@ -463,8 +490,14 @@ FIRST_ROUTES: tuple[BaseRoute, ...] = (
 )
 
 RESOLUTION_RESPONSES: dict[int | str, dict[str, Any]] = {
-    **problem_responses(400, 404),
-    200: {"description": "A page of the record's metadata (RFC 8458 §4.5)"},
+    **problem_responses(400, 404, 406),
+    200: {
+        "description": "A page of the record's metadata (RFC 8458 §4.5); or, as Accept "
+        "prefers (or ?format=), the record as JSON, its linkset, JSON-LD, Dublin Core, "
+        "text/uri-list, or a citation: text/x-bibliography (style=, locale=), "
+        "application/x-bibtex, application/x-research-info-systems, "
+        "application/vnd.citationstyles.csl+json (docs/resolution.md)"
+    },
     300: {
         "description": "Multiple Choices: a URN of another namespace (urn:isbn:…) that several "
         "records carry in metadata.identifiers; their URN:NBNs as a page, text/uri-list or JSON"
