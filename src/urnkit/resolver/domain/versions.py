@@ -19,10 +19,13 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from urnkit.resolver.domain.records import HistoryEntry
+
+STAMP = "%Y%m%d%H%M%S"
+"""The 14 digits of a datetime in web archives' addresses (UTC, to the second)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,3 +126,24 @@ def web_archives(text: str) -> tuple[str, ...]:
         if not template.startswith(("http://", "https://")) or "{url}" not in template:
             raise ValueError(f"web_archives: {template!r} is no http(s) template with {{url}}")
     return templates
+
+
+def stamp(moment: datetime) -> str:
+    """``moment`` as the 14 digits of a Memento's address (UTC, to the second).
+
+    >>> stamp(datetime(2007, 5, 31, 20, 35, 1, 999, tzinfo=UTC))
+    '20070531203501'
+    """
+    return moment.astimezone(UTC).strftime(STAMP)
+
+
+def archived_copy(template: str, url: str, moment: datetime) -> str:
+    """A location's copy in a web archive whose addresses ``template`` makes: ``{url}`` the
+    location's URL, ``{datetime}`` the 14 digits of ``moment`` (when it was last seen working;
+    the archive answers its copy closest to it).
+
+    >>> archived_copy("https://web.archive.org/web/{datetime}/{url}", "https://a.example/x",
+    ...               datetime(2019, 1, 1, tzinfo=UTC))
+    'https://web.archive.org/web/20190101000000/https://a.example/x'
+    """
+    return template.replace("{datetime}", stamp(moment)).replace("{url}", url)

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
 from typing import Any, Literal
 
-from urnkit.resolver.domain.versions import Versions
+from urnkit.resolver.domain.versions import STAMP, Versions, stamp
 from urnkit.resolver.services.signposting import Link
 
 LINK_FORMAT = "application/link-format"
@@ -32,7 +32,6 @@ TIMEMAP_PAGE = 500
 """Versions a page of a TimeMap lists; the other pages are linked as ``rel="timemap"``."""
 VARY = "accept-datetime"
 Form = Literal["link", "json"]
-_STAMP = "%Y%m%d%H%M%S"
 _STAMP_TEXT = re.compile(r"[0-9]{14}")
 
 
@@ -67,15 +66,6 @@ def http_date(moment: datetime) -> str:
     return format_datetime(moment.astimezone(UTC), usegmt=True)
 
 
-def stamp(moment: datetime) -> str:
-    """``moment`` as the 14 digits of a Memento's address (UTC, to the second).
-
-    >>> stamp(datetime(2007, 5, 31, 20, 35, 1, 999, tzinfo=UTC))
-    '20070531203501'
-    """
-    return moment.astimezone(UTC).strftime(_STAMP)
-
-
 def stamped(text: str) -> datetime | None:
     """The moment 14 digits of a Memento's address name; None when they name none.
 
@@ -87,7 +77,7 @@ def stamped(text: str) -> datetime | None:
     if not _STAMP_TEXT.fullmatch(text):
         return None
     try:
-        return datetime.strptime(text, _STAMP).replace(tzinfo=UTC)
+        return datetime.strptime(text, STAMP).replace(tzinfo=UTC)
     except ValueError:
         return None
 
@@ -231,18 +221,6 @@ def _on(versions: Versions, page: int) -> range:
 def _rels(versions: Versions, index: int) -> str:
     last = len(versions.entries) - 1
     return " ".join(rel for rel, at in (("first", 0), ("last", last)) if at == index)
-
-
-def archived_copy(template: str, url: str, moment: datetime) -> str:
-    """A location's copy in a web archive whose addresses ``template`` makes: ``{url}`` the
-    location's URL, ``{datetime}`` the 14 digits of ``moment`` (when it was last seen working;
-    the archive answers its copy closest to it).
-
-    >>> archived_copy("https://web.archive.org/web/{datetime}/{url}", "https://a.example/x",
-    ...               datetime(2019, 1, 1, tzinfo=UTC))
-    'https://web.archive.org/web/20190101000000/https://a.example/x'
-    """
-    return template.replace("{datetime}", stamp(moment)).replace("{url}", url)
 
 
 def archive_links(copies: Sequence[tuple[str, datetime]]) -> list[Link]:

@@ -24,8 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from urnkit.resolver.domain import Reader, Record
-from urnkit.resolver.domain.versions import ArchivedCopy, Versions
-from urnkit.resolver.representations.memento import archived_copy
+from urnkit.resolver.domain.versions import ArchivedCopy, Versions, archived_copy
 from urnkit.resolver.services.records import RecordService
 from urnkit.resolver.store import Store
 
