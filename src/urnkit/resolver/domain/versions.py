@@ -22,7 +22,16 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from urnkit.resolver.domain.errors import ResolverError
 from urnkit.resolver.domain.records import HistoryEntry
+
+
+class InvalidDatetimeError(ResolverError):
+    """A datetime a request names that is none (RFC 7089 §4.5.3: 400)."""
+
+    status = 400
+    title = "Bad Request"
+
 
 STAMP = "%Y%m%d%H%M%S"
 """The 14 digits of a datetime in web archives' addresses (UTC, to the second)."""
@@ -31,13 +40,16 @@ STAMP = "%Y%m%d%H%M%S"
 @dataclass(frozen=True, slots=True)
 class Versions:
     """The versions of the record of ``urn`` (its URN as registered), oldest first, each
-    stamped with the second it came into force (``at``, without microseconds)."""
+    stamped with the second it came into force (``at``, without microseconds); ``restricted``
+    when a version had a location restricted to networks (what a reader is shown depends on
+    where it is)."""
 
     urn: str
     entries: tuple[HistoryEntry, ...]
+    restricted: bool = False
 
     @classmethod
-    def of(cls, urn: str, history: Sequence[HistoryEntry]) -> Versions:
+    def of(cls, urn: str, history: Sequence[HistoryEntry], restricted: bool = False) -> Versions:
         """The versions a ``history`` (oldest first) gives: of the entries made within one
         second, the last.
 
@@ -48,7 +60,7 @@ class Versions:
         for entry in history:
             second = entry.at.replace(microsecond=0)
             kept[second] = replace(entry, at=second)
-        return cls(urn, tuple(kept.values()))
+        return cls(urn, tuple(kept.values()), restricted)
 
     def in_force(self, moment: datetime) -> int:
         """The index of the version in force at ``moment``: the last that came into force at

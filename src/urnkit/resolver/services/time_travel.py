@@ -22,8 +22,9 @@ archived copies of its locations when link checking has found every one of them 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
-from urnkit.resolver.domain import Reader, Record
+from urnkit.resolver.domain import Reader, Record, shown_document
 from urnkit.resolver.domain.versions import ArchivedCopy, Versions, archived_copy
 from urnkit.resolver.services.records import RecordService
 from urnkit.resolver.store import Store
@@ -42,8 +43,14 @@ class TimeTravel:
     def versions(self, text: str, reader: Reader) -> Versions:
         """Every version of the record of a URN, oldest first, without the locations
         ``reader`` may not see (RFC 7089's Mementos); NotFoundError if none is registered."""
-        history = self.records.history(text, reader)
-        return Versions.of(str(history[-1].record["urn"]), history)
+        history = self.records.history(text)
+        restricted = any(
+            location.get("restricted_to")
+            for entry in history
+            for location in entry.record.get("locations") or ()
+        )
+        shown = [replace(entry, record=shown_document(entry.record, reader)) for entry in history]
+        return Versions.of(str(history[-1].record["urn"]), shown, restricted)
 
     def archived_copies(self, record: Record) -> list[ArchivedCopy]:
         """The copies of ``record``'s locations in each web archive, when link checking has

@@ -55,6 +55,7 @@ from urnkit.resolver.web.routes import (
     search,
     staff,
     statistics,
+    time_travel,
 )
 from urnkit.resolver.web.sessions import StaffPolicy, StaffRedirect, redirected
 
@@ -75,6 +76,7 @@ ROUTERS = (
     metrics,
     health,
     docs,
+    time_travel,  # before resolve: its catch-all takes every path not under /api/
     resolve,
 )
 _log = logging.getLogger("urnkit.resolver")
