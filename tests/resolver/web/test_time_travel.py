@@ -43,9 +43,10 @@ class _Ok(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    do_GET = do_HEAD
+    def do_GET(self) -> None:
+        self.do_HEAD()
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base's name
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
@@ -120,9 +121,10 @@ def scenario(deployment: Deployment) -> Scenario:
 def _negotiate(deployment: Deployment, urn: str, moment: datetime) -> requests.Response:
     """The client's HEAD with Accept-Datetime to the TimeGate, redirects followed."""
     accept = MementoClient.convert_to_http_datetime(moment.replace(tzinfo=None))
-    return MementoClient.request_head(
+    answer: requests.Response = MementoClient.request_head(
         f"{deployment.base}/{urn}", accept_datetime=accept, follow_redirects=True
     )
+    return answer
 
 
 def test_memento_client_is_led_to_a_before_t_and_to_b_from_t(
@@ -155,7 +157,9 @@ def test_memento_client_is_led_to_a_before_t_and_to_b_from_t(
 def test_a_json_client_gets_the_version_as_a_memento(
     deployment: Deployment, scenario: Scenario
 ) -> None:
-    before = MementoClient.convert_to_http_datetime(scenario.t.replace(tzinfo=None) - timedelta(seconds=1))
+    before = MementoClient.convert_to_http_datetime(
+        scenario.t.replace(tzinfo=None) - timedelta(seconds=1)
+    )
     with deployment.client() as client:
         answer = client.get(
             f"/{scenario.urn}",
@@ -164,7 +168,9 @@ def test_a_json_client_gets_the_version_as_a_memento(
         )
     assert answer.status_code == 200
     assert [loc["url"] for loc in answer.json()["locations"]] == [scenario.a]
-    assert MementoClient.convert_to_datetime(answer.headers["memento-datetime"]) < scenario.t.replace(tzinfo=None)
+    assert MementoClient.convert_to_datetime(
+        answer.headers["memento-datetime"]
+    ) < scenario.t.replace(tzinfo=None)
     rels = MementoClient.get_uri_dt_for_rel(
         MementoClient.parse_link_header(answer.headers["link"]),
         ["original", "timegate", "timemap", "first", "last", "next"],
