@@ -23,7 +23,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from urnkit.resolver.domain.errors import ResolverError
-from urnkit.resolver.domain.records import HistoryEntry
+from urnkit.resolver.domain.names import parse_urn, prefix_of
+from urnkit.resolver.domain.records import HistoryEntry, Location, Record
 
 
 class InvalidDatetimeError(ResolverError):
@@ -159,3 +160,46 @@ def archived_copy(template: str, url: str, moment: datetime) -> str:
     'https://web.archive.org/web/20190101000000/https://a.example/x'
     """
     return template.replace("{datetime}", stamp(moment)).replace("{url}", url)
+
+
+def record_then(entry: HistoryEntry) -> Record:
+    """A version of a record (a history entry: its document, the record as the API showed it
+    then) as a :class:`~urnkit.resolver.domain.Record`, for the representations of the
+    present to show; a time the document lacks (written before it held it) is the entry's.
+
+    >>> document = {"urn": "URN:NBN:fi:demo-1", "status": "active", "owner": "L",
+    ...     "locations": [{"url": "https://a.example/", "priority": 1}], "metadata": {}}
+    >>> then = record_then(HistoryEntry(datetime(2019, 1, 1, tzinfo=UTC), "created", "L", document))
+    >>> then.key, then.prefix, then.locations[0].url
+    ('urn:nbn:fi:demo-1', 'fi:demo', 'https://a.example/')
+    """
+    document = entry.record
+    urn = parse_urn(str(document["urn"]))
+    return Record(
+        urn=str(urn),
+        key=urn.equivalence_key(),
+        prefix=prefix_of(urn),
+        status=document["status"],
+        owner=str(document.get("owner", "")),
+        created=_moment(document.get("created"), entry.at),
+        updated=_moment(document.get("updated"), entry.at),
+        locations=tuple(
+            Location(
+                loc["url"],
+                loc.get("priority", 1),
+                loc.get("label"),
+                loc.get("media_type"),
+                loc.get("organisation"),
+                loc.get("restricted_to"),
+            )
+            for loc in document.get("locations") or ()
+        ),
+        metadata=dict(document.get("metadata") or {}),
+        successors=tuple(document.get("successors") or ()),
+        note=document.get("note"),
+        grants=tuple(document.get("grants") or ()),
+    )
+
+
+def _moment(text: Any, otherwise: datetime) -> datetime:
+    return datetime.fromisoformat(text) if isinstance(text, str) else otherwise
