@@ -26,6 +26,7 @@ from resolver_support import (
     Server,
     fresh_database,
     set_up_resolver,
+    urnkit_here,
 )
 
 from urnkit.resolver.domain import LinkCheck, next_link_state
@@ -33,6 +34,7 @@ from urnkit.resolver.store import Store
 
 ARCHIVE = "https://web.archive.org/web/{datetime}/{url}"
 HTTP_DATE = "%a, %d %b %Y %H:%M:%S GMT"
+ROOMS, IN_ROOMS = "10.78.0.0/16", "10.78.1.2"  # Test Library's reading rooms, an address there
 
 
 class _Ok(BaseHTTPRequestHandler):
@@ -72,7 +74,11 @@ def deployment(
     try:
         with fresh_database(request.param, directory) as url:
             tokens = set_up_resolver(url)
-            with Server(url, env={"URNKIT_WEB_ARCHIVES": ARCHIVE}) as server:
+            urnkit_here(
+                "admin", "network", "set", "Test Library", "rooms", ROOMS, "--database-url", url
+            )
+            env = {"URNKIT_WEB_ARCHIVES": ARCHIVE, "URNKIT_TRUSTED_PROXIES": "127.0.0.1"}
+            with Server(url, env=env) as server:
                 yield Deployment(
                     server.base_url,
                     url,
@@ -254,3 +260,27 @@ def test_a_record_whose_locations_are_all_broken_offers_its_archived_copy(
     links = MementoClient.parse_link_header(page.headers["link"])
     assert links[copy]["rel"] == ["memento"]
     assert links[copy]["datetime"] == ["Mon, 06 May 2024 07:08:09 GMT"]
+
+
+def test_a_restricted_location_stays_restricted_in_the_past(deployment: Deployment) -> None:
+    # A copy restricted to the reading rooms is in a version only for a client inside them,
+    # and what a version shows then is not for caches to keep.
+    urn = f"URN:NBN:fi:test-rr{time.time_ns()}"
+    shut, open_ = "https://library.example/deposit", "https://example.org/open"
+    located = [{"url": shut, "restricted_to": "rooms"}, {"url": open_, "priority": 2}]
+    with deployment.client(deployment.token) as api:
+        api.put(f"/api/v1/urns/{urn}", json={"locations": located}).raise_for_status()
+        _next_second()
+        api.patch(f"/api/v1/urns/{urn}", json={"locations": [{"url": open_}]}).raise_for_status()
+    with deployment.client() as client:
+        first = client.get(f"/timemap/json/{urn}").json()["mementos"][0]["uri"]
+        outside = client.get(first)
+        inside = client.get(first, headers={"X-Forwarded-For": IN_ROOMS})
+        outside_json = client.get(first, headers={"Accept": JSON})
+        timemap = client.get(f"/timemap/link/{urn}")
+    assert outside.headers["location"] == open_
+    assert inside.headers["location"] == shut
+    assert [loc["url"] for loc in outside_json.json()["locations"]] == [open_]
+    for answer in (outside, inside, outside_json, timemap):
+        assert answer.headers["cache-control"] == "no-store"
+        assert "memento-datetime" in answer.headers or answer is timemap
