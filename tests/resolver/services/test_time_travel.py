@@ -38,6 +38,7 @@ def test_the_version_in_force_before_t_leads_to_a_after_t_to_b(
     _moved(services, who, Clock(monkeypatch), "urn:nbn:fi:demo-1")
     versions = services.time_travel.versions("URN:NBN:FI:DEMO-1", PUBLIC)  # RFC 8141 §3
     assert versions.urn == "urn:nbn:fi:demo-1"
+    assert not versions.restricted
     assert [entry.at for entry in versions.entries] == [BEFORE, T, AFTER]
     assert [entry.action for entry in versions.entries] == ["created", "patched", "deactivated"]
 
@@ -70,7 +71,9 @@ def test_restricted_locations_stay_restricted_in_the_past(
     first = services.time_travel.versions("urn:nbn:fi:demo-2", inside).entries[0].record
     assert [loc["url"] for loc in first["locations"]] == [SHUT, A]
     assert location_then(first) == SHUT
-    outside = services.time_travel.versions("urn:nbn:fi:demo-2", PUBLIC).entries[0].record
+    outside_versions = services.time_travel.versions("urn:nbn:fi:demo-2", PUBLIC)
+    assert outside_versions.restricted  # what a reader sees depends on where it is
+    outside = outside_versions.entries[0].record
     assert [loc["url"] for loc in outside["locations"]] == [A]
     assert location_then(outside) == A
     holder = Reader(organisation="Demo Library")
