@@ -40,7 +40,8 @@ STAMP = "%Y%m%d%H%M%S"
 
 @dataclass(frozen=True, slots=True)
 class Versions:
-    """The versions of the record of ``urn`` (its URN as registered), oldest first, each
+    """The versions of the record of ``urn`` (in its canonical form, its equivalence key, as
+    the addresses of resolution here name it: ``cite-as``), oldest first, each
     stamped with the second it came into force (``at``, without microseconds); ``restricted``
     when a version had a location restricted to networks (what a reader is shown depends on
     where it is)."""

@@ -14,7 +14,7 @@ archived copies of its locations when link checking has found every one of them 
 >>> _ = services.records.put(who, "URN:NBN:fi:demo-1", [Location("https://a.example/")], {})
 >>> versions = services.time_travel.versions("urn:nbn:fi:demo-1", PUBLIC)
 >>> versions.urn, [entry.action for entry in versions.entries]
-('URN:NBN:fi:demo-1', ['created'])
+('urn:nbn:fi:demo-1', ['created'])
 >>> services.time_travel.archived_copies(services.records.get("urn:nbn:fi:demo-1"))
 []
 """
@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from urnkit.resolver.domain import Reader, Record, shown_document
+from urnkit.resolver.domain import Reader, Record, parse_urn, shown_document
 from urnkit.resolver.domain.versions import ArchivedCopy, Versions, archived_copy
 from urnkit.resolver.services.records import RecordService
 from urnkit.resolver.store import Store
@@ -50,7 +50,7 @@ class TimeTravel:
             for location in entry.record.get("locations") or ()
         )
         shown = [replace(entry, record=shown_document(entry.record, reader)) for entry in history]
-        return Versions.of(str(history[-1].record["urn"]), shown, restricted)
+        return Versions.of(parse_urn(text).equivalence_key(), shown, restricted)
 
     def archived_copies(self, record: Record) -> list[ArchivedCopy]:
         """The copies of ``record``'s locations in each web archive, when link checking has
