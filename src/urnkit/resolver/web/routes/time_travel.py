@@ -142,7 +142,7 @@ def _memento_page(
 
 @router.get(
     "/timemap/{form}/{urn:path}",
-    responses=problem_responses(404)
+    responses=problem_responses(400, 404, 422)
     | {200: {"content": {LINK_FORMAT: {}, "application/json": {}}}},
 )
 def timemap(
