@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from urnkit.resolver.domain import Location, Record
-from urnkit.resolver.domain.dublin_core import (
+from urnkit.resolver.representations.dublin_core import (
     ELEMENTS,
     OAI_PMH,
     metadata_from_oai_dc,

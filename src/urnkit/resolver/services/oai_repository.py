@@ -33,7 +33,7 @@ from datetime import UTC, datetime, timedelta
 from xml.etree import ElementTree as ET
 
 from urnkit.resolver.domain import InvalidURNError, Record, covers, parse_urn
-from urnkit.resolver.domain.dublin_core import (
+from urnkit.resolver.representations.dublin_core import (
     OAI_DC,
     OAI_DC_SCHEMA,
     OAI_PMH,
@@ -41,7 +41,7 @@ from urnkit.resolver.domain.dublin_core import (
     XSI,
     oai_dc_element,
 )
-from urnkit.resolver.domain.epicur import EPICUR, EPICUR_SCHEMA, epicur_element
+from urnkit.resolver.representations.epicur import EPICUR, EPICUR_SCHEMA, epicur_element
 from urnkit.resolver.store import Store, now
 
 PAGE_SIZE = 100
