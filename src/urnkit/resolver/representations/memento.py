@@ -23,8 +23,8 @@ from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
 from typing import Any, Literal
 
-from urnkit.resolver.domain.versions import STAMP, Versions, stamp
-from urnkit.resolver.services.signposting import Link
+from urnkit.resolver.domain.versions import STAMP, ArchivedCopy, Versions, stamp
+from urnkit.resolver.representations.signposting import Link
 
 LINK_FORMAT = "application/link-format"
 """A TimeMap's media type (RFC 7089 §5.1.1; RFC 6690)."""
@@ -223,6 +223,20 @@ def _rels(versions: Versions, index: int) -> str:
     return " ".join(rel for rel, at in (("first", 0), ("last", last)) if at == index)
 
 
-def archive_links(copies: Sequence[tuple[str, datetime]]) -> list[Link]:
+def archive_links(copies: Sequence[ArchivedCopy]) -> list[Link]:
     """Archived copies as Robust Links give them: ``rel="memento"`` with their datetime."""
-    return [Link(url, "memento", (("datetime", http_date(at)),)) for url, at in copies]
+    return [Link(copy.url, "memento", (("datetime", http_date(copy.at)),)) for copy in copies]
+
+
+def archived_json(copies: Sequence[ArchivedCopy]) -> dict[str, Any]:
+    """Archived copies as a record's JSON shows them (``archived``), none: nothing.
+
+    >>> archived_json([ArchivedCopy("https://archive.example/x", "https://a.example/x",
+    ...                             datetime(2019, 1, 1, tzinfo=UTC))])
+    {'archived': [{'url': 'https://archive.example/x', 'location': 'https://a.example/x', \
+'datetime': '2019-01-01T00:00:00+00:00'}]}
+    """
+    if not copies:
+        return {}
+    found = [{"url": c.url, "location": c.location, "datetime": c.at.isoformat()} for c in copies]
+    return {"archived": found}

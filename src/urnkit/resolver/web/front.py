@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from fastapi import Request, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from urnkit.resolver.representations.memento import VARY, timegate_links
 from urnkit.resolver.representations.rfc2483 import (
     accept_header,
     link_header,
@@ -24,6 +25,7 @@ FOUND = "urnkit.resolution"
 CEILING_PATH = "/-/redirect"  # the cheapest redirect the server gives (benchmarks' ceiling)
 JSON_TYPES = ("application/json", LINKSET)  # the record, its signposts (RFC 9264 §4.2)
 _NEGOTIATED = ("text/html", *JSON_TYPES)  # text/html stands for the default answer
+_VARY_DATETIME = f"Accept, {VARY}".encode()  # /{urn} of a record here: its own TimeGate
 _BASES: dict[tuple[str, bytes, str, object], str] = {}  # see base_url
 _MOST_BASES = 64  # a server has a few names; a Host header a client makes up is not kept
 
@@ -98,13 +100,13 @@ def redirect(
     response.raw_headers += [
         (b"location", uri_reference(target).encode("ascii")),
         (b"cache-control", cache_control),
-        (b"vary", b"Accept"),
+        (b"vary", _VARY_DATETIME if key else b"Accept"),
     ]
     if alternates:
         signposts = (
             resolution_signposts(base_url(scope), key, alternates, media_types) if key else ""
         )
-        links = resolution_links(scope, alternates, (), predecessors, signposts)
+        links = resolution_links(scope, alternates, (), predecessors, signposts, key)
         response.raw_headers.append((b"link", links.encode("ascii")))
     return response
 
@@ -115,17 +117,20 @@ def resolution_links(
     successors: Sequence[str],
     predecessors: Sequence[str],
     signposts: str = "",
+    key: str = "",
 ) -> str:
     """The ``Link`` header of a resolution answer (RFC 8288): ``alternate`` per location URL,
     ``successor-version`` and ``predecessor-version`` (RFC 5829) per successor and predecessor,
     at their resolution URLs here, then the ``signposts`` (FAIR Signposting, a ``Link``
-    value)."""
+    value); for a record of ours (its equivalence key ``key``), its TimeGate and TimeMaps
+    (RFC 7089 §2.2)."""
     links = [(url, "alternate") for url in alternates]
     if successors or predecessors:
         base = base_url(scope)
         links += [(base + urn, "successor-version") for urn in successors]
         links += [(base + urn, "predecessor-version") for urn in sorted(predecessors)]
-    return ", ".join(part for part in (link_header(links), signposts) if part)
+    times = ", ".join(link.header() for link in timegate_links(base_url(scope), key)) if key else ""
+    return ", ".join(part for part in (link_header(links), signposts, times) if part)
 
 
 def base_url(scope: Scope) -> str:
@@ -146,11 +151,15 @@ def base_url(scope: Scope) -> str:
     return base
 
 
+_NOT_PLAIN = (b"authorization", b"accept-datetime")
+
+
 def _plain(scope: Scope) -> bool:
-    """Whether the request may have the front's redirect: it sends no credentials and does not
-    prefer a JSON answer (see :func:`preferred_json`); one pass over the headers."""
+    """Whether the request may have the front's redirect: it sends no credentials, asks for
+    no moment of the past (RFC 7089's ``Accept-Datetime``: the route negotiates it) and does
+    not prefer a JSON answer (see :func:`preferred_json`); one pass over the headers."""
     for name, value in scope["headers"]:
-        if name == b"authorization" or (name == b"accept" and _json_first(value)):
+        if name in _NOT_PLAIN or (name == b"accept" and _json_first(value)):
             return False
     return True
 

@@ -25,8 +25,8 @@ from urnkit.resolver.representations.memento import (
     timemap_json,
     timemap_link_format,
 )
+from urnkit.resolver.representations.signposting import link_header
 from urnkit.resolver.services import Services
-from urnkit.resolver.services.signposting import link_header
 from urnkit.resolver.web.caching import NO_STORE
 from urnkit.resolver.web.deps import client_of, raw_urn
 from urnkit.resolver.web.front import base_url, preferred_json
