@@ -192,7 +192,11 @@ def test_the_timemap_lists_every_version_and_resolution_links_to_it(
     with deployment.client() as client:
         gone = client.get(f"/{scenario.urn}", headers={"Accept": BROWSER})
         links = MementoClient.parse_link_header(gone.headers["link"])
-        timemap_url = MementoClient.get_uri_dt_for_rel(links, ["timemap"])["timemap"]["uri"]
+        (timemap_url,) = (
+            uri
+            for uri, link in links.items()
+            if "timemap" in link["rel"] and link.get("type") == ["application/link-format"]
+        )
         timemap = client.get(timemap_url)
     assert gone.status_code == 410
     assert "accept-datetime" in gone.headers["vary"].lower()

@@ -21,7 +21,6 @@ from urnkit.resolver.representations.memento import (
     memento_url,
     pages,
     stamped,
-    timegate_links,
     timemap_json,
     timemap_link_format,
 )
@@ -66,10 +65,11 @@ def negotiated(request: Request, text: str) -> Response | None:
         versions = _versions(request, text)
     except NotFoundError:
         return None
-    chosen = versions.entries[versions.in_force(moment)]
+    index = versions.in_force(moment)
+    chosen = versions.entries[index]
     base = base_url(request.scope)
     headers = {
-        "Link": link_header(timegate_links(base, versions.urn)),
+        "Link": link_header(memento_links(base, versions, index)),
         "Vary": f"Accept, {VARY}",
         "Cache-Control": NO_STORE.decode() if versions.restricted else "no-cache",
     }
