@@ -101,11 +101,12 @@ def timegate_links(base: str, urn: str) -> list[Link]:
     """What every answer of ``/{urn}`` links to (RFC 7089 §2.2, §4.1.1): itself, the Original
     Resource and its TimeGate, and its TimeMaps.
 
-    >>> print(timegate_links("/", "URN:NBN:fi-1")[0].header())
-    </URN:NBN:fi-1>; rel="original timegate"
+    >>> print(timegate_links("/", "URN:NBN:fi-1")[1].header())
+    </URN:NBN:fi-1>; rel="timegate"
     """
     return [
-        Link(base + urn, "original timegate"),
+        Link(base + urn, "original"),  # apart, as a linkset's relations are (RFC 9264 §4.2)
+        Link(base + urn, "timegate"),
         Link(timemap_url(base, urn), "timemap", (("type", LINK_FORMAT),)),
         Link(timemap_url(base, urn, "json"), "timemap", (("type", "application/json"),)),
     ]
@@ -118,7 +119,7 @@ def memento_links(base: str, versions: Versions, index: int) -> list[Link]:
 
     >>> from urnkit.resolver.domain import HistoryEntry
     >>> one = HistoryEntry(datetime(2019, 1, 1, tzinfo=UTC), "created", "A", {})
-    >>> [link.rel for link in memento_links("/", Versions.of("URN:NBN:fi-1", [one]), 0)][3:]
+    >>> [link.rel for link in memento_links("/", Versions.of("URN:NBN:fi-1", [one]), 0)][4:]
     ['first last memento']
     """
     entries, urn = versions.entries, versions.urn

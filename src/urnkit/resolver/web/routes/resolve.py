@@ -32,7 +32,12 @@ from urnkit.resolver.domain import (
 )
 from urnkit.resolver.domain.descriptions import Description
 from urnkit.resolver.representations.dublin_core import oai_dc_xml
-from urnkit.resolver.representations.memento import VARY, archive_links, archived_json
+from urnkit.resolver.representations.memento import (
+    VARY,
+    archive_links,
+    archived_json,
+    timegate_links,
+)
 from urnkit.resolver.representations.rfc2483 import (
     ALIASES,
     LINKSET_SERVICE,
@@ -238,7 +243,8 @@ def answer_linkset(request: Request, text: str, negotiated: bool) -> Response:
     links += [Link(base + urn, "successor-version") for urn in record.successors]
     links += [Link(base + urn, "predecessor-version") for urn in sorted(description.predecessors)]
     links += record_signposts(base, record, description.usable)
-    headers = {"Vary": "Accept"} if negotiated else {}
+    links += timegate_links(base, record.key)  # RFC 7089 §2.2, as on /{urn}
+    headers = {"Vary": _VARY} if negotiated else {}
     if description.restricted:  # what it shows depends on the client's address
         headers["Cache-Control"] = NO_STORE.decode()
     body = JSONResponse(linkset(base + record.key, links), media_type=LINKSET, headers=headers)
