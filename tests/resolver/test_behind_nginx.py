@@ -169,6 +169,27 @@ def test_a_cached_answer_names_the_request_that_made_it(deployment: Deployment) 
         time.sleep(0.1)
 
 
+def test_a_datetime_request_never_gets_a_cached_present_answer(deployment: Deployment) -> None:
+    # RFC 7089 §4.1: /{urn} varies by Accept-Datetime; the site's cache key does not hold it,
+    # so such a request bypasses the cache and leaves nothing in it.
+    urn = f"urn:nbn:fi:test-{secrets.token_hex(4)}"
+    past = {"Accept-Datetime": "Tue, 01 Jan 2019 00:00:00 GMT"}
+    with deployment.client(deployment.https, authorized=True) as writer:
+        _put(writer, urn, "https://example.org/present")
+    with deployment.client(deployment.https) as reader:
+        present = [reader.get(f"/{urn}") for _ in range(2)]
+        negotiated = [reader.get(f"/{urn}", headers=past) for _ in range(2)]
+        after = reader.get(f"/{urn}")
+    assert [answer.headers["x-cache-status"] for answer in present] == ["MISS", "HIT"]
+    assert "accept-datetime" in present[1].headers["vary"].lower()
+    assert [answer.headers["x-cache-status"] for answer in negotiated] == ["BYPASS", "BYPASS"]
+    for answer in negotiated:
+        assert answer.status_code == 302
+        assert answer.headers["location"].startswith(f"{deployment.https}/memento/")
+    assert after.headers["x-cache-status"] == "HIT"
+    assert after.headers["location"] == "https://example.org/present"
+
+
 def test_nothing_authenticated_is_cached(deployment: Deployment) -> None:
     urn = f"urn:nbn:fi:test-{secrets.token_hex(4)}"
     with deployment.client(deployment.https, authorized=True) as client:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from urnkit.resolver.domain import listed_networks
+from urnkit.resolver.domain.versions import web_archives
 from urnkit.resolver.services.discovery import parse_nameserver
 from urnkit.resolver.store import DEFAULT_DATABASE_URL
 
@@ -97,6 +98,10 @@ class Settings:
     staff_sign_in_attempts: int = 5
     staff_sign_in_backoff_seconds: int = 1
     staff_sign_in_longest_minutes: int = 15
+    # Web archives whose copies a record offers when every location of it is broken: URL
+    # templates separated by spaces, {url} the location's URL, {datetime} the 14 digits of
+    # when it was last seen working (docs/resolution.md, "Time travel"); none by default.
+    web_archives: str = ""
 
     @classmethod
     def from_environment(
@@ -144,6 +149,7 @@ class Settings:
                 f"not {self.forwarded_headers!r}"
             )
         listed_networks("fetch_allowed_networks", self.fetch_allowed_networks)
+        web_archives(self.web_archives)  # a ValueError naming the template
         return self
 
     def environment(self) -> dict[str, str]:

@@ -107,7 +107,10 @@ def test_each_resolution_outcome_has_its_max_age_and_varies_by_accept(
     assert answer.headers["cache-control"] == f"max-age={max_age}"
     page = answer.headers.get("content-type", "").startswith("text/html")
     assert page == (headers is HTML)
-    assert answer.headers["vary"] == ("Accept, Accept-Language" if page else "Accept")
+    # RFC 7089 §4.1: /{urn} of a record here is its own TimeGate, negotiated by datetime too.
+    timegate = "?" not in path and path.startswith("/urn:nbn") and status != 404
+    vary = ["Accept", *(["accept-datetime"] * timegate), *(["Accept-Language"] * page)]
+    assert [name.strip() for name in answer.headers["vary"].split(",")] == vary
 
 
 @pytest.mark.parametrize(

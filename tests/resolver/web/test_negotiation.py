@@ -64,7 +64,9 @@ def test_a_client_preferring_json_gets_the_record_of_an_active_urn(
     found = anonymous.get(f"/{urn}", headers={"Accept": accept})
     assert found.status_code == 200, found.text
     assert found.headers["content-type"].startswith(JSON)
-    assert found.headers["vary"] == "Accept"
+    assert (
+        found.headers["vary"] == "Accept, accept-datetime"
+    )  # RFC 7089 §4.1: /{urn} is its TimeGate
     body = found.json()
     assert (body["urn"], body["status"], body["predecessors"]) == (urn, "active", [])
     assert [loc["url"] for loc in body["locations"]] == urls(unique)
@@ -92,7 +94,9 @@ def test_browsers_and_everyone_else_get_the_redirect(
         found = anonymous.request(method, f"/{urn}", headers=headers)
         assert found.status_code == 302, found.text
         assert found.headers["location"] == urls(unique)[0]
-        assert found.headers["vary"] == "Accept"
+        assert (
+            found.headers["vary"] == "Accept, accept-datetime"
+        )  # RFC 7089 §4.1: /{urn} is its TimeGate
         assert rel(found, "alternate") == urls(unique)
 
 
@@ -129,8 +133,9 @@ def test_successor_and_predecessor_links_on_every_answer(
     for accept in (JSON, BROWSER):
         gone = anonymous.get(f"/{old}", headers={"Accept": accept})
         assert gone.status_code == 410
-        # A page is in the language Accept-Language chooses (docs/languages.md).
-        varies = "Accept" if accept == JSON else "Accept, Accept-Language"
+        # A page is in the language Accept-Language chooses (docs/languages.md); /{urn} is
+        # its own TimeGate (RFC 7089 §4.1).
+        varies = "Accept, accept-datetime" + ("" if accept == JSON else ", Accept-Language")
         assert gone.headers["vary"] == varies
         assert _versions(gone) == [(f"{base}/{new}", "successor-version"),
                                (f"{base}/{unlocated}", "successor-version")]  # fmt: skip

@@ -355,12 +355,16 @@ def test_accept_chooses_the_linkset(
     found = anonymous.get(f"/{urn}", headers={"Accept": accept})
     assert found.status_code == 200, found.text
     assert found.headers["content-type"] == LINKSET
-    assert found.headers["vary"] == "Accept"  # RFC 9110 §12.5.5: caches keep them apart
+    assert (
+        found.headers["vary"] == "Accept, accept-datetime"
+    )  # RFC 9110 §12.5.5: caches keep them apart
     (context,) = check_linkset(found.json())
     assert [target["href"] for target in context["item"]] == urls(unique)
     redirect = anonymous.get(f"/{urn}", headers={"Accept": BROWSER})
     assert redirect.status_code == 302
-    assert redirect.headers["vary"] == "Accept"
+    assert (
+        redirect.headers["vary"] == "Accept, accept-datetime"
+    )  # RFC 7089 §4.1: /{urn} is its TimeGate
 
 
 def test_the_linkset_of_a_deactivated_urn_and_of_none(

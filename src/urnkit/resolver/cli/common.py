@@ -63,6 +63,7 @@ def settings_for(args: argparse.Namespace) -> Settings:
 
 def services_for(args: argparse.Namespace, *, upgrade: bool = False) -> Services:
     """The service over the flags' database, its schema checked (or made, with ``upgrade``)."""
+    from urnkit.resolver.domain.versions import web_archives
     from urnkit.resolver.services import Services
     from urnkit.resolver.services.oai_feed import Bounds
     from urnkit.resolver.services.outbound import FetchGuard
@@ -81,6 +82,7 @@ def services_for(args: argparse.Namespace, *, upgrade: bool = False) -> Services
         store,
         fetch_guard=FetchGuard.from_setting(settings.fetch_allowed_networks),
         harvest_bounds=Bounds(settings.harvest_max_bytes, settings.harvest_timeout),
+        web_archives=web_archives(settings.web_archives),
     )
 
 

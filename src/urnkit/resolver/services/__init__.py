@@ -29,6 +29,8 @@ behind RFC 2483's requests), :mod:`~urnkit.resolver.services.harvest` and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.accounts import AccountService
 from urnkit.resolver.services.admin import AdminService
@@ -44,6 +46,7 @@ from urnkit.resolver.services.outbound import FetchGuard
 from urnkit.resolver.services.overview import STATISTICS_CACHE, OverviewService
 from urnkit.resolver.services.records import RecordService
 from urnkit.resolver.services.resolution import ResolutionService
+from urnkit.resolver.services.time_travel import TimeTravel
 from urnkit.resolver.services.transfer import TransferService
 from urnkit.resolver.services.uploads import UploadService
 from urnkit.resolver.statistics import ResolutionTally
@@ -59,7 +62,8 @@ class Services:
     ``statistics_cache`` seconds. Resolution counts into a tally (``resolution.tally``) that
     ``overview.flush_statistics`` writes to the database. Link checking, harvesting and the
     forwarding table's health checks connect where ``fetch_guard`` allows (by default: the
-    public internet alone); each answer to a harvest is within ``harvest_bounds``."""
+    public internet alone); each answer to a harvest is within ``harvest_bounds``. A record whose
+    locations are all broken offers their copies in the ``web_archives`` (URL templates)."""
 
     def __init__(
         self,
@@ -69,6 +73,7 @@ class Services:
         statistics_cache: float = STATISTICS_CACHE,
         fetch_guard: FetchGuard | None = None,
         harvest_bounds: Bounds | None = None,
+        web_archives: Sequence[str] = (),
     ) -> None:
         self.store = store
         guard = fetch_guard or FetchGuard()
@@ -89,3 +94,4 @@ class Services:
         self.links = LinkService(store, guard)
         self.harvest = Harvester(store, self.access, guard, harvest_bounds)
         self.health = HealthService(store)
+        self.time_travel = TimeTravel(store, self.records, web_archives)

@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp
 
 from urnkit.resolver.domain import ResolverError, UnavailableError
+from urnkit.resolver.domain.versions import web_archives
 from urnkit.resolver.services import Services
 from urnkit.resolver.services.discovery import Discovery
 from urnkit.resolver.services.link_checker import with_periodic_checks
@@ -54,6 +55,7 @@ from urnkit.resolver.web.routes import (
     search,
     staff,
     statistics,
+    time_travel,
 )
 from urnkit.resolver.web.sessions import StaffPolicy, StaffRedirect, redirected
 
@@ -74,6 +76,7 @@ ROUTERS = (
     metrics,
     health,
     docs,
+    time_travel,  # before resolve: its catch-all takes every path not under /api/
     resolve,
 )
 _log = logging.getLogger("urnkit.resolver")
@@ -191,6 +194,7 @@ def app_from_environment() -> ASGIApp:
             settings.statistics_cache,
             FetchGuard.from_setting(settings.fetch_allowed_networks),
             Bounds(settings.harvest_max_bytes, settings.harvest_timeout),
+            web_archives(settings.web_archives),
         ),
         settings.statistics_interval,
         CachePolicy.from_settings(settings),

@@ -10,6 +10,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from werkzeug.datastructures import MIMEAccept
 
 from urnkit.resolver.representations.citations import CITATION_TYPES
+from urnkit.resolver.representations.memento import VARY, timegate_links
 from urnkit.resolver.representations.rfc2483 import (
     accept_header,
     link_header,
@@ -35,6 +36,7 @@ NOT_ACCEPTABLE = "406"
 _NEGOTIATED = ("text/html", *JSON_TYPES, *REPRESENTED)  # text/html stands for the default answer
 # An Accept header naming none of these is not parsed: it can only take the default answer.
 _MARKERS = re.compile(rb"json|xml|uri-list|bibtex|research-info|bibliography")
+_VARY_DATETIME = f"Accept, {VARY}".encode()  # /{urn} of a record here: its own TimeGate
 _BASES: dict[tuple[str, bytes, str, object], str] = {}  # see base_url
 _MOST_BASES = 64  # a server has a few names; a Host header a client makes up is not kept
 
@@ -109,13 +111,13 @@ def redirect(
     response.raw_headers += [
         (b"location", uri_reference(target).encode("ascii")),
         (b"cache-control", cache_control),
-        (b"vary", b"Accept"),
+        (b"vary", _VARY_DATETIME if key else b"Accept"),
     ]
     if alternates:
         signposts = (
             resolution_signposts(base_url(scope), key, alternates, media_types) if key else ""
         )
-        links = resolution_links(scope, alternates, (), predecessors, signposts)
+        links = resolution_links(scope, alternates, (), predecessors, signposts, key)
         response.raw_headers.append((b"link", links.encode("ascii")))
     return response
 
@@ -126,17 +128,20 @@ def resolution_links(
     successors: Sequence[str],
     predecessors: Sequence[str],
     signposts: str = "",
+    key: str = "",
 ) -> str:
     """The ``Link`` header of a resolution answer (RFC 8288): ``alternate`` per location URL,
     ``successor-version`` and ``predecessor-version`` (RFC 5829) per successor and predecessor,
     at their resolution URLs here, then the ``signposts`` (FAIR Signposting, a ``Link``
-    value)."""
+    value); for a record of ours (its equivalence key ``key``), its TimeGate and TimeMaps
+    (RFC 7089 §2.2)."""
     links = [(url, "alternate") for url in alternates]
     if successors or predecessors:
         base = base_url(scope)
         links += [(base + urn, "successor-version") for urn in successors]
         links += [(base + urn, "predecessor-version") for urn in sorted(predecessors)]
-    return ", ".join(part for part in (link_header(links), signposts) if part)
+    times = ", ".join(link.header() for link in timegate_links(base_url(scope), key)) if key else ""
+    return ", ".join(part for part in (link_header(links), signposts, times) if part)
 
 
 def base_url(scope: Scope) -> str:
@@ -157,11 +162,15 @@ def base_url(scope: Scope) -> str:
     return base
 
 
+_NOT_PLAIN = (b"authorization", b"accept-datetime")
+
+
 def _plain(scope: Scope) -> bool:
-    """Whether the request may have the front's redirect: it sends no credentials and does not
-    prefer a JSON answer (see :func:`preferred_json`); one pass over the headers."""
+    """Whether the request may have the front's redirect: it sends no credentials, asks for
+    no moment of the past (RFC 7089's ``Accept-Datetime``: the route negotiates it) and does
+    not prefer a JSON answer (see :func:`preferred_json`); one pass over the headers."""
     for name, value in scope["headers"]:
-        if name == b"authorization" or (name == b"accept" and _json_first(value)):
+        if name in _NOT_PLAIN or (name == b"accept" and _json_first(value)):
             return False
     return True
 

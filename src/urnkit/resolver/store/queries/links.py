@@ -193,6 +193,22 @@ class Links(Queries):
                 found[row.url] = _link_state(row)
         return found
 
+    def last_working(self, urls: Iterable[str]) -> dict[str, datetime]:
+        """When each of ``urls`` was last checked and found working (its newest ``ok``
+        check), by URL; a URL never found working is left out."""
+        found: dict[str, datetime] = {}
+        hashes = sorted({url_hash(url) for url in urls})
+        for condition in one_of(link_checks.c.url_hash, hashes, self.dialect):
+            query = (
+                sa.select(links.c.url, sa.func.max(link_checks.c.at))
+                .join(links, links.c.url_hash == link_checks.c.url_hash)
+                .where(condition, link_checks.c.status == "ok")
+                .group_by(links.c.url)
+            )
+            for url, at in self.connection.execute(query):
+                found[url] = utc(at)
+        return found
+
     def save_checks(self, states: Sequence[LinkState], checks: Sequence[LinkCheck]) -> None:
         """Store each URL's new state (inserted or replaced) and append each check to
         ``link_checks``."""

@@ -8,7 +8,8 @@ they leave (not beginning with ``urn:``) and describe resolution in /openapi.jso
 """
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, NoReturn
 
 from fastapi import APIRouter, Request, Response
@@ -31,6 +32,12 @@ from urnkit.resolver.domain import (
 )
 from urnkit.resolver.domain.descriptions import Description
 from urnkit.resolver.representations.dublin_core import oai_dc_xml
+from urnkit.resolver.representations.memento import (
+    VARY,
+    archive_links,
+    archived_json,
+    timegate_links,
+)
 from urnkit.resolver.representations.rfc2483 import (
     ALIASES,
     LINKSET_SERVICE,
@@ -71,9 +78,11 @@ from urnkit.resolver.web.front import (
 )
 from urnkit.resolver.web.metrics import Metrics
 from urnkit.resolver.web.problems import PROBLEM, problem_body, problem_responses, wants_html
+from urnkit.resolver.web.routes.time_travel import negotiated
 from urnkit.resolver.web.templating import html_page
 
 _XML = ("application/xml", "text/xml")  # Dublin Core (oai_dc), what I2C and I2Cs give
+_VARY = f"Accept, {VARY}"  # a record here: /{urn} is its own TimeGate (RFC 7089 §4.1)
 
 
 class _URNRoute(Route):
@@ -105,6 +114,10 @@ async def resolve_request(request: Request) -> Response:
             return await asyncio.to_thread(answer_service, request, chosen, text)
         if (cite := citing.requested_format(query)) is not None:  # fix/cite: ?format=
             return await asyncio.to_thread(_described_record, request, text, "", (), cite)
+    if "accept-datetime" in request.headers:  # RFC 7089 §4.1: /{urn} is its own TimeGate
+        negotiation = await asyncio.to_thread(negotiated, request, text)
+        if negotiation is not None:
+            return negotiation
     services: Services = request.app.state.services
     metrics: Metrics = request.app.state.metrics
     try:
@@ -155,9 +168,9 @@ async def resolve_request(request: Request) -> Response:
         assert record is not None
         signposts = link_header(record_signposts(base_url(request.scope), record, ()))
         links = resolution_links(
-            request.scope, (), record.successors, resolution.predecessors, signposts
+            request.scope, (), record.successors, resolution.predecessors, signposts, record.key
         )
-        headers = {"Link": links, "Vary": "Accept"}
+        headers = {"Link": links, "Vary": _VARY}
         if resolution.routed:
             headers["Cache-Control"] = NO_STORE.decode()
         return _gone_problem(record, resolution.predecessors, headers)
@@ -212,7 +225,7 @@ def _described_record(
     reader = services.networks.reader(None, client_of(request.scope))
     description = Rfc2483Requests(services.records).describe(text, reader)
     record = description.record
-    headers = {"Link": _record_links(request.scope, description, alternates), "Vary": "Accept"}
+    headers = {"Link": _record_links(request.scope, description, alternates), "Vary": _VARY}
     if description.restricted:  # what it shows depends on the client's address
         headers["Cache-Control"] = NO_STORE.decode()
     if represented is not None:  # fix/cite
@@ -223,10 +236,14 @@ def _described_record(
         return validated(request, answer, description.modified)
     if kind == "gone":
         return _record_page(request, description, 410, headers)
+    # Every location broken: the copies web archives may hold (Robust Links), none fetched.
+    copies = [] if description.usable else services.time_travel.archived_copies(record)
+    if copies:
+        headers["Link"] += ", " + link_header(archive_links(copies))
     if preferred_json(request.scope):
-        body = _record_body(record, description.predecessors)
+        body = _record_body(record, description.predecessors) | archived_json(copies)
         return validated(request, JSONResponse(body, headers=headers), description.modified)
-    page = _record_page(request, description, 200, headers)
+    page = _record_page(request, description, 200, headers, archived_json(copies))
     return validated(request, page, description.modified)
 
 
@@ -236,7 +253,7 @@ def _record_links(scope: Scope, description: Description, alternates: Sequence[s
     record = description.record
     signposts = link_header(record_signposts(base_url(scope), record, description.usable))
     return resolution_links(
-        scope, alternates, record.successors, description.predecessors, signposts
+        scope, alternates, record.successors, description.predecessors, signposts, record.key
     )
 
 
@@ -253,7 +270,8 @@ def answer_linkset(request: Request, text: str, negotiated: bool) -> Response:
     links += [Link(base + urn, "successor-version") for urn in record.successors]
     links += [Link(base + urn, "predecessor-version") for urn in sorted(description.predecessors)]
     links += record_signposts(base, record, description.usable)
-    headers = {"Vary": "Accept"} if negotiated else {}
+    links += timegate_links(base, record.key)  # RFC 7089 §2.2, as on /{urn}
+    headers = {"Vary": _VARY} if negotiated else {}
     if description.restricted:  # what it shows depends on the client's address
         headers["Cache-Control"] = NO_STORE.decode()
     body = JSONResponse(linkset(base + record.key, links), media_type=LINKSET, headers=headers)
@@ -418,11 +436,15 @@ def _gone_problem(
 
 
 def _record_page(
-    request: Request, description: Description, status: int, headers: dict[str, str]
+    request: Request,
+    description: Description,
+    status: int,
+    headers: dict[str, str],
+    archived: Mapping[str, Any] = MappingProxyType({}),
 ) -> HTMLResponse:
     """The page of a URN (RFC 8458 §4.5's surrogate, the 410 page, I2C's landing page): a
     landing page, which its ``Link`` header types as schema.org's ``AboutPage`` and its
-    JSON-LD describes (FAIR Signposting)."""
+    JSON-LD describes (FAIR Signposting); with the ``archived`` copies of its locations."""
     about = Link(ABOUT_PAGE, "type").header()
     headers = {**headers, "Link": f"{headers['Link']}, {about}" if "Link" in headers else about}
     metadata = json_ld(base_url(request.scope), description.record, description.usable)
@@ -447,6 +469,7 @@ def _record_page(
         predecessors=sorted(description.predecessors),
         history=[history_json(entry) for entry in description.history],
         withheld=description.withheld,
+        archived=archived.get("archived", ()),
     )
 
 

@@ -1,0 +1,174 @@
+"""Time travel (RFC 7089 Memento): a record's versions at ``/memento/{14 digits}/{urn}``, its
+TimeMaps at ``/timemap/link/{urn}`` and ``/timemap/json/{urn}``, and datetime negotiation on
+``/{urn}`` (:func:`negotiated`, which resolution's route asks first). Formats:
+:mod:`~urnkit.resolver.representations.memento`; versions:
+:mod:`~urnkit.resolver.services.time_travel`.
+"""
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import JSONResponse, RedirectResponse
+
+from urnkit.resolver.domain import NotFoundError
+from urnkit.resolver.domain.versions import InvalidDatetimeError, Versions, location_then
+from urnkit.resolver.representations.memento import (
+    LINK_FORMAT,
+    VARY,
+    accept_datetime,
+    http_date,
+    memento_links,
+    memento_url,
+    pages,
+    stamped,
+    timemap_json,
+    timemap_link_format,
+)
+from urnkit.resolver.representations.signposting import link_header
+from urnkit.resolver.services import Services
+from urnkit.resolver.web.caching import NO_STORE
+from urnkit.resolver.web.deps import client_of, raw_urn
+from urnkit.resolver.web.front import base_url, preferred_json
+from urnkit.resolver.web.problems import problem_responses
+from urnkit.resolver.web.templating import html_page
+
+router = APIRouter(tags=["time travel"])
+
+
+def _versions(request: Request, text: str) -> Versions:
+    """The versions of the record of ``text`` as the client may see them."""
+    services: Services = request.app.state.services
+    reader = services.networks.reader(None, client_of(request.scope))
+    return services.time_travel.versions(text, reader)
+
+
+def _cache_control(request: Request, versions: Versions) -> str:
+    """A record's: ``no-store`` when what it shows depends on the client's address."""
+    if versions.restricted:
+        return NO_STORE.decode()
+    return str(request.app.state.cache.header(200).decode())
+
+
+def negotiated(request: Request, text: str) -> Response | None:
+    """The TimeGate's answer (RFC 7089 §4.1.1, 302-style) to a request for ``/{urn}`` with an
+    ``Accept-Datetime``: a redirect to the version in force then (the first, for a moment
+    before the record existed); 400 for a malformed value (§4.5.3). None without the header,
+    or for a URN no record here has (resolution answers it as ever: forwarding)."""
+    value = request.headers.get("accept-datetime")
+    if value is None:
+        return None
+    try:
+        moment = accept_datetime(value)
+    except ValueError as error:
+        raise InvalidDatetimeError(str(error), header="Accept-Datetime") from None
+    try:
+        versions = _versions(request, text)
+    except NotFoundError:
+        return None
+    index = versions.in_force(moment)
+    chosen = versions.entries[index]
+    base = base_url(request.scope)
+    headers = {
+        "Link": link_header(memento_links(base, versions, index)),
+        "Vary": f"Accept, {VARY}",
+        "Cache-Control": NO_STORE.decode() if versions.restricted else "no-cache",
+    }
+    return RedirectResponse(memento_url(base, versions.urn, chosen.at), 302, headers)
+
+
+@router.get(
+    "/memento/{datetime}/{urn:path}",
+    responses=problem_responses(400, 404)
+    | {302: {"description": "The location resolution chose then, or the version then"}},
+)
+def memento(request: Request, datetime: str, urn: str) -> Response:
+    """The version of a URN's record that came into force at ``datetime`` (14 digits, UTC), a
+    Memento (RFC 7089 §4.1.2): as JSON to a client preferring it, else as resolution answered
+    then (a redirect to the location chosen then, or its page; 410 when deactivated). Another
+    moment is redirected to the version in force at it."""
+    moment = stamped(datetime)
+    if moment is None:
+        raise InvalidDatetimeError(f"{datetime!r} is not a moment as 14 digits (UTC)")
+    text = raw_urn(request.scope, f"/memento/{datetime}/")
+    versions = _versions(request, text)
+    base = base_url(request.scope)
+    index = versions.index_at(moment)
+    if index is None:
+        at = versions.entries[versions.in_force(moment)].at
+        headers = {"Cache-Control": _cache_control(request, versions)}
+        return RedirectResponse(memento_url(base, versions.urn, at), 302, headers)
+    entry = versions.entries[index]
+    headers = {
+        "Memento-Datetime": http_date(entry.at),
+        "Link": link_header(memento_links(base, versions, index)),
+        "Vary": "Accept",
+        "Cache-Control": _cache_control(request, versions),
+    }
+    if preferred_json(request.scope):
+        return JSONResponse(dict(entry.record), headers=headers)
+    target = location_then(entry.record)
+    if target is not None:
+        return RedirectResponse(target, 302, headers)
+    status = 410 if entry.record.get("status") == "deactivated" else 200
+    return _memento_page(request, versions, index, status, headers)
+
+
+def _memento_page(
+    request: Request, versions: Versions, index: int, status: int, headers: dict[str, str]
+) -> Response:
+    """A version's landing page: the record as it was, marked as a Memento."""
+    entry = versions.entries[index]
+    record = dict(entry.record)
+    base = base_url(request.scope)
+    return html_page(
+        request,
+        "record.html",
+        status,
+        headers,
+        record=record,
+        locations=[
+            {**location, "state": None, "since": None} for location in record.get("locations", [])
+        ],
+        predecessors=[],
+        history=[],
+        withheld=(),
+        memento={
+            "datetime": entry.at.isoformat(),
+            "present": base + versions.urn,
+            "timemap": base + f"timemap/link/{versions.urn}",
+        },
+    )
+
+
+@router.get(
+    "/timemap/{form}/{urn:path}",
+    responses=problem_responses(400, 404, 422)
+    | {200: {"content": {LINK_FORMAT: {}, "application/json": {}}}},
+)
+def timemap(
+    request: Request,
+    form: Literal["link", "json"],
+    urn: str,
+    page: Annotated[int, Query(ge=1)] = 1,
+) -> Response:
+    """The TimeMap of a URN's record (RFC 7089 §5): every version with its datetime, as
+    ``application/link-format`` (``link``) or JSON (``json``), in pages of 500 versions."""
+    text = raw_urn(request.scope, f"/timemap/{form}/")
+    versions = _versions(request, text)
+    if page > len(pages(versions)):
+        raise NotFoundError(f"the TimeMap of {versions.urn} has {len(pages(versions))} pages")
+    base = base_url(request.scope)
+    headers = {"Cache-Control": _cache_control(request, versions)}
+    if form == "json":
+        body: dict[str, Any] = timemap_json(base, versions, page)
+        return JSONResponse(body, headers=headers)
+    return Response(timemap_link_format(base, versions, page), 200, headers, LINK_FORMAT)
+
+
+# Memento clients ask with HEAD (RFC 7089 §4.1): each route answers it as GET, out of
+# /openapi.json (one operation a method and path, each with its own operationId).
+for _path, _answer in (
+    ("/memento/{datetime}/{urn:path}", memento),
+    ("/timemap/{form}/{urn:path}", timemap),
+):
+    router.add_api_route(_path, _answer, methods=["HEAD"], include_in_schema=False)
