@@ -29,7 +29,7 @@ from urnkit.resolver.domain import (
     parse_urn,
     with_q_component,
 )
-from urnkit.resolver.domain.descriptions import Description
+from urnkit.resolver.domain.descriptions import Description, current_locations
 from urnkit.resolver.representations.dublin_core import oai_dc_xml
 from urnkit.resolver.representations.rfc2483 import (
     ALIASES,
@@ -43,14 +43,17 @@ from urnkit.resolver.representations.rfc2483 import (
     requested,
     uri_list,
 )
-from urnkit.resolver.representations.shapes import history_json, record_json
+from urnkit.resolver.representations.shapes import history_json, public_record_json, record_json
 from urnkit.resolver.representations.signposting import (
-    ABOUT_PAGE,
     LINKSET,
-    Link,
+    LINKSET_TEXT,
+    LINKSET_TYPES,
     json_ld,
+    link_elements,
     link_header,
     linkset,
+    linkset_text,
+    record_links,
     record_signposts,
     script_json,
 )
@@ -195,11 +198,11 @@ def _described_record(
     if description.restricted:  # what it shows depends on the client's address
         headers["Cache-Control"] = NO_STORE.decode()
     if kind == "gone":
-        return _record_page(request, description, 410, headers)
+        return _record_page(request, description, 410, headers, alternates)
     if preferred_json(request.scope):
-        body = _record_body(record, description.predecessors)
+        body = public_record_json(record, description.predecessors)
         return validated(request, JSONResponse(body, headers=headers), description.modified)
-    page = _record_page(request, description, 200, headers)
+    page = _record_page(request, description, 200, headers, alternates)
     return validated(request, page, description.modified)
 
 
@@ -214,22 +217,36 @@ def _record_links(scope: Scope, description: Description, alternates: Sequence[s
 
 
 def answer_linkset(request: Request, text: str, negotiated: bool) -> Response:
-    """The links of a record's answers as a linkset (RFC 9264 §4.2): the locations it leads
-    to, its successors and predecessors, and its signposts, their context its ``cite-as``
-    URL; ``negotiated`` (chosen by ``Accept`` on ``/{urn}``) says ``Vary: Accept``."""
+    """The links of a record's answers as a linkset: the locations it leads to, its
+    successors and predecessors, and its signposts, their context its ``cite-as`` URL; as
+    JSON (RFC 9264 §4.2) or, where ``Accept`` prefers it, in the ``Link`` header's form
+    (§4.1). ``negotiated`` (chosen by ``Accept`` on ``/{urn}``) or a choice of forms says
+    ``Vary: Accept``."""
     services: Services = request.app.state.services
     reader = services.networks.reader(None, client_of(request.scope))
     description = Rfc2483Requests(services.records).describe(text, reader)
     record = description.record
     base = base_url(request.scope)
-    links = [Link(location.url, "alternate") for location in description.usable]
-    links += [Link(base + urn, "successor-version") for urn in record.successors]
-    links += [Link(base + urn, "predecessor-version") for urn in sorted(description.predecessors)]
-    links += record_signposts(base, record, description.usable)
-    headers = {"Vary": "Accept"} if negotiated else {}
+    usable = description.usable
+    alternates = [location.url for location in usable]
+    links = record_links(base, record, usable, description.predecessors, alternates)
+    accept = request.headers.get("accept")
+    form = negotiate(accept_header(accept), LINKSET_TYPES)
+    if form is None:
+        raise NotAcceptableError(
+            f"a linkset is given as {' or '.join(LINKSET_TYPES)} (RFC 9264 §4); the "
+            "request's Accept takes neither",
+            available=list(LINKSET_TYPES),
+        )
+    headers = {"Vary": "Accept"} if negotiated or accept else {}
     if description.restricted:  # what it shows depends on the client's address
         headers["Cache-Control"] = NO_STORE.decode()
-    body = JSONResponse(linkset(base + record.key, links), media_type=LINKSET, headers=headers)
+    anchor = base + record.key
+    if form == LINKSET_TEXT:
+        text_form = linkset_text(anchor, links)
+        body: Response = Response(text_form, media_type=LINKSET_TEXT, headers=headers)
+    else:
+        body = JSONResponse(linkset(anchor, links), media_type=LINKSET, headers=headers)
     return validated(request, body, description.modified)
 
 
@@ -345,7 +362,7 @@ def _described(
     if media_type == "text/html":
         return _record_page(request, description, 200, headers)
     if media_type == "application/json":
-        return JSONResponse(_record_body(record, description.predecessors), headers=headers)
+        return JSONResponse(public_record_json(record, description.predecessors), headers=headers)
     return _xml_response(record, media_type, headers)
 
 
@@ -375,36 +392,40 @@ async def uri_res_request(request: Request) -> Response:
     return await asyncio.to_thread(answer_service, request, chosen, text)
 
 
-def _record_body(record: Record, predecessors: Sequence[str]) -> dict[str, Any]:
-    """A record as resolution shows it as JSON: as the API does, and its predecessors."""
-    return record_json(record) | {"predecessors": sorted(predecessors)}
-
-
 def _gone_problem(
     record: Record, predecessors: Sequence[str], headers: dict[str, str]
 ) -> JSONResponse:
     detail = f"{record.urn} is deactivated" + (
         f"; its successors: {', '.join(record.successors)}" if record.successors else ""
     )
-    body = problem_body(410, "Gone", detail) | {"record": _record_body(record, predecessors)}
+    body = problem_body(410, "Gone", detail) | {"record": public_record_json(record, predecessors)}
     return JSONResponse(body, status_code=410, media_type=PROBLEM, headers=headers)
 
 
 def _record_page(
-    request: Request, description: Description, status: int, headers: dict[str, str]
+    request: Request,
+    description: Description,
+    status: int,
+    headers: dict[str, str],
+    alternates: Sequence[str] = (),
 ) -> HTMLResponse:
     """The page of a URN (RFC 8458 §4.5's surrogate, the 410 page, I2C's landing page): a
-    landing page, which its ``Link`` header types as schema.org's ``AboutPage`` and its
-    JSON-LD describes (FAIR Signposting)."""
-    about = Link(ABOUT_PAGE, "type").header()
-    headers = {**headers, "Link": f"{headers['Link']}, {about}" if "Link" in headers else about}
-    metadata = json_ld(base_url(request.scope), description.record, description.usable)
+    landing page, typed as schema.org's ``AboutPage`` and described by its JSON-LD; its links
+    (the ``alternates`` and :func:`record_links`) are both its ``Link`` header and its
+    ``<link>`` elements (FAIR Signposting)."""
+    base, record = base_url(request.scope), description.record
+    links = record_links(
+        base, record, description.usable, description.predecessors, alternates, page=True
+    )
+    headers = {**headers, "Link": link_header(links)}
+    metadata = json_ld(base, record, description.usable)
     return html_page(
         request,
         "record.html",
         status,
         headers,
         json_ld=Markup(script_json(metadata)),  # escaped for a <script> element
+        signposts=Markup(link_elements(links)),  # escaped by link_elements
         record=record_json(description.record),
         locations=[
             {
@@ -416,6 +437,7 @@ def _record_page(
                 "since": None if entry.since is None else entry.since.isoformat(),
             }
             for entry in description.locations
+            if entry.location in current_locations(description.record)
         ],
         predecessors=sorted(description.predecessors),
         history=[history_json(entry) for entry in description.history],
