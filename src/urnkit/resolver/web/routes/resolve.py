@@ -279,7 +279,7 @@ def answer_service(request: Request, name: str, text: str) -> Response:
         listed = _listed(description, chosen, urn.q_component or "", headers, name == "I2Ls")
         return validated(request, listed, description.modified)
     if name == "I2C":
-        described = _described(request, description, accept, headers)
+        described = _described(request, description, accept, headers, alternates)
         return validated(request, described, description.modified)
     if name == "I2Cs":
         xml = _xml_response(record, "application/xml", headers)
@@ -347,7 +347,11 @@ def _listed(
 
 
 def _described(
-    request: Request, description: Description, accept: MIMEAccept, headers: dict[str, str]
+    request: Request,
+    description: Description,
+    accept: MIMEAccept,
+    headers: dict[str, str],
+    alternates: Sequence[str],
 ) -> Response:
     """I2C's answer: the record as JSON, as its page or as Dublin Core, as ``accept`` prefers."""
     record = description.record
@@ -360,7 +364,7 @@ def _described(
             available=["application/json", "text/html", *_XML],
         )
     if media_type == "text/html":
-        return _record_page(request, description, 200, headers)
+        return _record_page(request, description, 200, headers, alternates)
     if media_type == "application/json":
         return JSONResponse(public_record_json(record, description.predecessors), headers=headers)
     return _xml_response(record, media_type, headers)
