@@ -66,7 +66,9 @@ class Settings:
     dns_discovery: bool = False
     dns_nameserver: str = ""  # address:port
     dns_root: str = "urn.arpa"
-    oai_admin_email: str = "urnkit@localhost"  # OAI-PMH Identify's adminEmail
+    # OAI-PMH Identify's adminEmail; the default is of RFC 2606's reserved .invalid, as the
+    # OAI-PMH schema's emailType wants a dot in the domain (\S+@(\S+\.)+\S+).
+    oai_admin_email: str = "urnkit@resolver.invalid"
     # One JSON line per HTTP request on standard error (web/access_log.py); 0 turns it off.
     access_log: bool = True
     # Addresses and networks whose forwarding headers are believed (web/proxies.py),

@@ -171,7 +171,8 @@ def _ask(resolver: Resolver, **arguments: str) -> ET.Element:
 def _check_epicur(metadata: ET.Element | None, urn: str, urls: list[dict[str, Any]]) -> None:
     """The element structure xepicur.xsd gives an epicur record: administrative_data /
     delivery / update_status, then record: identifier (the URN), one resource per URL
-    (identifier scheme "url", then format scheme "imt")."""
+    (identifier scheme "url", typed "frontpage" only when it is an HTML landing page, the first
+    "primary"; then format scheme "imt")."""
     assert metadata is not None
     [epicur] = list(metadata)
     assert epicur.tag == f"{E}epicur"
@@ -189,7 +190,8 @@ def _check_epicur(metadata: ET.Element | None, urn: str, urls: list[dict[str, An
     for n, (resource, location) in enumerate(zip(record[1:], urls, strict=True)):
         assert [child.tag for child in resource] == [f"{E}identifier", f"{E}format"]
         role = {"role": "primary"} if n == 0 else {}
-        assert resource[0].attrib == {"scheme": "url", "type": "frontpage"} | role
+        page = {"type": "frontpage"} if location["media_type"] == "text/html" else {}
+        assert resource[0].attrib == {"scheme": "url"} | page | role
         assert resource[0].text == location["url"]
         assert resource[1].attrib == {"scheme": "imt"}
         assert resource[1].text == location["media_type"]

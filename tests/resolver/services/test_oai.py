@@ -26,6 +26,7 @@ from resolver_support import Resolver, urnkit
 from services_support import Principals
 
 from urnkit.resolver.services import Services
+from urnkit.resolver.settings import Settings
 
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
 
@@ -248,7 +249,7 @@ def test_our_records_are_harvested_by_an_independent_client(
     assert identify.protocolVersion() == "2.0"
     assert identify.deletedRecord() == "no"  # RFC 8458 §4.1: never deleted
     assert identify.granularity() == "YYYY-MM-DDThh:mm:ssZ"
-    assert identify.adminEmails() == ["urnkit@localhost"]
+    assert identify.adminEmails() == [Settings().oai_admin_email]
     assert identify.baseURL() == resolver.base_url + "/oai"
     assert [f[0] for f in client.listMetadataFormats()] == ["oai_dc", "epicur"]
     assert {"fi:test", "fi:other"} <= {spec for spec, _, _ in client.listSets()}

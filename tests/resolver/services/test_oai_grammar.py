@@ -30,6 +30,7 @@ from urnkit.resolver.services.oai_repository import (
     datestamp,
     parse_datestamp,
 )
+from urnkit.resolver.settings import Settings
 from urnkit.resolver.store import Store
 
 MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
@@ -218,3 +219,20 @@ def test_an_argument_xml_cannot_hold_is_a_bad_argument(
     )
     assert root.find(f"{{{OAI_PMH}}}error").get("code") == "badArgument"  # type: ignore[union-attr]
     assert root.find(f"{{{OAI_PMH}}}request").attrib == {}  # type: ignore[union-attr]
+
+
+# OAI-PMH 2.0's schema (https://www.openarchives.org/OAI/2.0/OAI-PMH.xsd), emailType: an
+# adminEmail is \S+@(\S+\.)+\S+, a dot after the "@".
+_EMAIL_TYPE = re.compile(r"\S+@(\S+\.)+\S+")
+
+
+def test_identifys_default_admin_email_is_an_oai_pmh_email_type() -> None:
+    # OAI-PMH 2.0 §4.2 (Identify): adminEmail, of the schema's emailType.
+    services = Services(Store("sqlite://"))
+    services.store.upgrade()
+    repository = Repository(services.store, Settings().oai_admin_email)
+    answer = ET.fromstring(repository.respond([("verb", "Identify")], "https://r.example/oai"))
+    emails = [element.text or "" for element in answer.iter(f"{{{OAI_PMH}}}adminEmail")]
+    assert emails
+    assert all(_EMAIL_TYPE.fullmatch(email) for email in emails)
+    assert not _EMAIL_TYPE.fullmatch("urnkit@localhost")  # the former default: no dot

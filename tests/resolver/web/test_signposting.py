@@ -151,7 +151,12 @@ def urn(api: httpx.Client, unique: str) -> str:
     metadata = {
         "title": f"Signposted {unique}",
         "type": "info:eu-repo/semantics/article",
-        "creators": ["Ann Author", "https://orcid.org/0000-0002-1825-0097"],
+        "creators": [
+            "Ann Author",
+            "https://orcid.org/0000-0002-1825-0097",
+            {"family": "Lee", "given": "Bo"},
+            {"name": "Demo University", "kind": "organisation", "id": "https://ror.org/05k73zm37"},
+        ],
         "rights": "https://creativecommons.org/licenses/by/4.0/",
     }
     register(api, text, locations(unique), metadata)
@@ -264,7 +269,10 @@ def test_the_landing_page_signposts_everything(
     xml = [p for uri, p in _links(page) if p["rel"] == "describedby" and "profile" in p]
     assert [p["profile"] for p in xml] == [OAI_DC]
     assert _targets(page, "item") == _typed(unique)
-    assert rel(page, "author") == ["https://orcid.org/0000-0002-1825-0097"]  # URIs only
+    assert rel(page, "author") == [  # URIs only
+        "https://orcid.org/0000-0002-1825-0097",
+        "https://ror.org/05k73zm37",
+    ]
     assert rel(page, "license") == ["https://creativecommons.org/licenses/by/4.0/"]
     assert rel(page, "alternate") == urls(unique)
 
@@ -426,9 +434,13 @@ def test_the_landing_page_embeds_schema_org_json_ld(
     assert document["url"] == f"{resolver.base_url}/{urn}"  # what cite-as names
     assert document["identifier"] == {"@type": "PropertyValue", "propertyID": "URN", "value": urn}
     assert document["name"] == f"Signposted {unique}"
+    # Each creator as its kind says (domain/creators.py), no type claimed where none is known:
+    # an organisation is no Person (issue 31).
     assert document["author"] == [
-        {"@type": "Person", "name": "Ann Author"},
-        {"@type": "Person", "@id": "https://orcid.org/0000-0002-1825-0097"},
+        {"name": "Ann Author"},
+        {"@id": "https://orcid.org/0000-0002-1825-0097"},
+        {"@type": "Person", "name": "Lee, Bo", "familyName": "Lee", "givenName": "Bo"},
+        {"@type": "Organization", "@id": "https://ror.org/05k73zm37", "name": "Demo University"},
     ]
     assert [item["contentUrl"] for item in document["encoding"]] == urls(unique)
 

@@ -1,5 +1,6 @@
 """What is known of a registered URN, as the resolver's answers need it: the record, its
-locations' link states, the URNs it succeeds and its history.
+locations' link states, the URNs it succeeds and its history; and which of its locations are
+current (a deactivated record's are former ones, kept for its owner and its history only).
 
 >>> LocationState(Location("https://example.org/1")).state
 'unknown'
@@ -7,7 +8,7 @@ locations' link states, the URNs it succeeds and its history.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from urnkit.resolver.domain.records import HistoryEntry, Location, Record
@@ -46,3 +47,23 @@ class Description:
         if self.record.status != "active":
             return ()
         return tuple(entry.location for entry in self.locations if entry.state != "broken")
+
+
+def current_locations(record: Record) -> tuple[Location, ...]:
+    """The locations ``record`` presents as current: none once it is deactivated (RFC 8458
+    §4.4: a deactivated URN resolves to no resource), else all of them.
+
+    >>> from datetime import UTC, datetime
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> record = Record("urn:nbn:fi-1", "urn:nbn:fi-1", "fi", "deactivated", "Org", t, t,
+    ...                 locations=(Location("https://example.org/1"),))
+    >>> current_locations(record)
+    ()
+    """
+    return () if record.status == "deactivated" else record.locations
+
+
+def presented(record: Record) -> Record:
+    """``record`` as it is published to anyone: with only its :func:`current_locations`."""
+    locations = current_locations(record)
+    return record if locations == record.locations else replace(record, locations=locations)

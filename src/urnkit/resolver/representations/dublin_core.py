@@ -3,8 +3,9 @@ I2C services and the OAI-PMH interface give.
 
 A record's metadata names map to the fifteen DCMES 1.1 elements (a plural name, like
 ``creators``, holding a list, gives one element per item); names outside DCMES are left out, as
-``oai_dc`` allows nothing else. The URN comes first as ``dc:identifier``, then each location's
-URL; each successor is a ``dc:relation``.
+``oai_dc`` allows nothing else. The URN comes first as ``dc:identifier``, then each current
+location's URL (a deactivated record has none); each successor is a ``dc:relation``. Creators
+given as objects (:mod:`~urnkit.resolver.domain.creators`) become their names.
 
 >>> from datetime import datetime, UTC
 >>> t = datetime(2026, 1, 1, tzinfo=UTC)
@@ -19,6 +20,8 @@ from __future__ import annotations
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from urnkit.resolver.domain.creators import creators_of
+from urnkit.resolver.domain.descriptions import current_locations
 from urnkit.resolver.domain.records import Record
 
 OAI_PMH = "http://www.openarchives.org/OAI/2.0/"
@@ -66,18 +69,29 @@ def _values(value: Any) -> list[str]:
 
 
 def dublin_core(record: Record) -> list[tuple[str, str]]:
-    """The record as (DCMES element, value) pairs: identifiers (the URN, then the locations),
-    the metadata in its order, then the successors as relations."""
+    """The record as (DCMES element, value) pairs: identifiers (the URN, then the current
+    locations), the metadata in its order (each creator by name), then the successors as
+    relations.
+
+    >>> from datetime import datetime, UTC
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> org = {"name": "Demo University", "kind": "organisation"}
+    >>> dublin_core(Record("urn:nbn:fi-1", "urn:nbn:fi-1", "fi", "active", "Org", t, t,
+    ...                    metadata={"creators": [org, "Lee, Bo"]}))[1:]
+    [('creator', 'Demo University'), ('creator', 'Lee, Bo')]
+    """
     pairs = [("identifier", record.urn)]
     # Never a location restricted to a network: oai_dc is published to anyone (OAI-PMH, I2C).
     pairs += [
         ("identifier", location.url)
-        for location in record.locations
+        for location in current_locations(record)
         if location.restricted_to is None
     ]
     for name, value in record.metadata.items():
         element = _BY_NAME.get(name.lower())
-        if element is not None:
+        if element == "creator":
+            pairs += [(element, creator.name) for creator in creators_of({name: value})]
+        elif element is not None:
             pairs += [(element, text) for text in _values(value) if text]
     pairs += [("relation", successor) for successor in record.successors]
     return pairs

@@ -35,7 +35,8 @@ from dataclasses import dataclass, replace
 from typing import Literal
 from xml.etree import ElementTree as ET
 
-from urnkit.resolver.domain.records import Location, Record
+from urnkit.resolver.domain.descriptions import current_locations
+from urnkit.resolver.domain.records import Location, Record, media_type_of
 from urnkit.resolver.representations.dublin_core import XSI
 
 EPICUR = "urn:nbn:de:1111-2004033116"
@@ -179,8 +180,14 @@ def apply_status(
 
 
 def epicur_element(record: Record, status: str = "url_update_general") -> ET.Element:
-    """A record as an ``epicur`` element: every location, as ``url_update_general`` delivers
-    them (all the URN's URLs), the first ``primary``.
+    """A record as an ``epicur`` element: every current location, as ``url_update_general``
+    delivers them (all the URN's URLs), the first ``primary``; a landing page (HTML) typed
+    ``frontpage``, a file (any other media type) and a location of unknown type untyped.
+
+    A deactivated record is delivered with no URL: under ``url_update_general`` that withdraws
+    every URL it had. Not ``url_delete`` with the former URLs: the DNB's harvester no longer
+    reads the update status and takes the URLs delivered as the URN's current ones (DNB, "xepicur
+    - XML-Datentransferformat zur Verwaltung von URN", wiki.dnb.de/display/URNSERVDOK).
 
     >>> from datetime import datetime, UTC
     >>> t = datetime(2026, 1, 1, tzinfo=UTC)
@@ -195,11 +202,22 @@ def epicur_element(record: Record, status: str = "url_update_general") -> ET.Ele
     element = ET.SubElement(root, _tag("record"))
     scheme = "urn:nbn:" + record.prefix.partition(":")[0].partition("-")[0]
     ET.SubElement(element, _tag("identifier"), {"scheme": scheme}).text = record.urn
-    for n, location in enumerate(record.locations):
+    for n, location in enumerate(current_locations(record)):
         resource = ET.SubElement(element, _tag("resource"))
-        attributes = {"scheme": "url", "type": "frontpage"} | ({} if n else {"role": "primary"})
+        attributes = {"scheme": "url"} | _url_type(location) | ({} if n else {"role": "primary"})
         url = ET.SubElement(resource, _tag("identifier"), attributes)
         url.text = location.url
         if location.media_type is not None:
             ET.SubElement(resource, _tag("format"), {"scheme": "imt"}).text = location.media_type
     return root
+
+
+def _url_type(location: Location) -> dict[str, str]:
+    """An epicur URL's ``type``: ``frontpage`` for a landing page (an HTML media type), none
+    for a file or where the media type is not known.
+
+    >>> _url_type(Location("https://example.org/", media_type="application/pdf"))
+    {}
+    """
+    page = media_type_of(location) in ("text/html", "application/xhtml+xml")
+    return {"type": "frontpage"} if page else {}

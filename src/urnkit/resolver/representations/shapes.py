@@ -9,9 +9,11 @@ rows as JSON objects.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from urnkit.resolver.domain import BrokenLink, HistoryEntry, LinkState, Record
+from urnkit.resolver.domain.descriptions import presented
 from urnkit.resolver.domain.forwarding import Forwarding
 
 
@@ -39,6 +41,24 @@ def record_json(record: Record) -> dict[str, Any]:
         "created": record.created.isoformat(),
         "updated": record.updated.isoformat(),
     }
+
+
+def public_record_json(record: Record, predecessors: Sequence[str]) -> dict[str, Any]:
+    """A record as resolution shows it to anyone as JSON: as the API does, but with only its
+    current locations (a deactivated record's former ones are its owner's and its history's),
+    and the URNs it succeeds.
+
+    >>> from datetime import datetime, UTC
+    >>> from urnkit.resolver.domain import Location
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> gone = Record("urn:nbn:fi-1", "urn:nbn:fi-1", "fi", "deactivated", "Org", t, t,
+    ...               locations=(Location("https://example.org/1"),))
+    >>> public_record_json(gone, ["urn:nbn:fi-0"])["locations"]
+    []
+    >>> record_json(gone)["locations"][0]["url"]
+    'https://example.org/1'
+    """
+    return record_json(presented(record)) | {"predecessors": sorted(predecessors)}
 
 
 def history_json(entry: HistoryEntry) -> dict[str, Any]:

@@ -25,13 +25,17 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 from urnkit.resolver.domain import Location, Record, media_type_of
+from urnkit.resolver.domain.creators import Creator, creators_of
 from urnkit.resolver.representations.dublin_core import OAI_DC, dublin_core
 from urnkit.resolver.representations.rfc2483 import uri_reference
 
 LINKSET = "application/linkset+json"  # RFC 9264 §4.2, §7.3
+LINKSET_TEXT = "application/linkset"  # RFC 9264 §4.1, §7.2: the Link header's form
+LINKSET_TYPES = (LINKSET, LINKSET_TEXT)  # as offered, the JSON form first (the default)
 SCHEMA_ORG = "https://schema.org/"
 ABOUT_PAGE = SCHEMA_ORG + "AboutPage"  # a landing page's own type (FAIR Signposting)
 # A resource's type by the words repositories give it in dc:type: the DCMI Type Vocabulary,
@@ -160,10 +164,63 @@ def record_signposts(
         media_type = media_type_of(location)
         typed = () if media_type is None else (("type", media_type),)
         links.append(Link(location.url, "item", typed))
+    for creator in creators_of(record.metadata):
+        uri = _uri_of(creator)
+        if uri is not None:
+            links.append(Link(uri, "author"))
     for element, value in dublin_core(record):
-        if element in ("creator", "rights") and _HTTP_URI.match(value):
-            links.append(Link(value, "author" if element == "creator" else "license"))
+        if element == "rights" and _HTTP_URI.match(value):
+            links.append(Link(value, "license"))
     return links
+
+
+def _uri_of(creator: Creator) -> str | None:
+    """The HTTP URI naming ``creator`` (its identifier, or a name that is one), if any."""
+    for candidate in (creator.identifier, creator.name):
+        if candidate is not None and _HTTP_URI.match(candidate):
+            return candidate
+    return None
+
+
+def record_links(
+    base: str,
+    record: Record,
+    usable: Sequence[Location],
+    predecessors: Sequence[str],
+    alternates: Sequence[str],
+    page: bool = False,
+) -> list[Link]:
+    """Every link of an answer about ``record``: ``alternate`` per URL of ``alternates``,
+    ``successor-version`` and ``predecessor-version`` (RFC 5829) per successor and
+    predecessor at their resolution URLs, then its :func:`record_signposts`. One list for
+    the linkset's two forms, a landing page's ``Link`` header and its ``<link>`` elements.
+
+    >>> from datetime import datetime, UTC
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> record = Record("urn:nbn:fi-2", "urn:nbn:fi-2", "fi", "active", "Org", t, t)
+    >>> [link.rel for link in record_links("https://r.example/", record, (), ["urn:nbn:fi-1"],
+    ...                                    ["https://a.example/"])][:2]
+    ['alternate', 'predecessor-version']
+    """
+    links = [Link(url, "alternate") for url in alternates]
+    links += [Link(base + urn, "successor-version") for urn in record.successors]
+    links += [Link(base + urn, "predecessor-version") for urn in sorted(predecessors)]
+    return links + record_signposts(base, record, usable, page)
+
+
+def link_elements(links: Iterable[Link]) -> str:
+    """``links`` as HTML ``<link>`` elements for a page's ``<head>`` (FAIR Signposting's
+    HTML form), one a line: what :func:`link_header` gives, attribute for attribute.
+
+    >>> print(link_elements([Link("https://a.example/?a=1&b=2", "item", (("type", "x/y"),))]))
+    <link href="https://a.example/?a=1&amp;b=2" rel="item" type="x/y">
+    """
+    return "\n".join(
+        f'<link href="{escape(uri_reference(link.href))}" rel="{escape(link.rel)}"'
+        + "".join(f' {escape(name)}="{escape(value)}"' for name, value in link.attributes)
+        + ">"
+        for link in links
+    )
 
 
 def _about(base: str, key: str) -> list[Link]:
@@ -198,6 +255,20 @@ def linkset(anchor: str, links: Iterable[Link]) -> dict[str, Any]:
             target[name] = value if name in _SINGLE_ATTRIBUTES else [value]
         context.setdefault(link.rel, []).append(target)
     return {"linkset": [context]}
+
+
+def linkset_text(anchor: str, links: Iterable[Link]) -> str:
+    """``links`` of one link context, ``anchor``, as RFC 9264 §4.1's ``application/linkset``:
+    the ``Link`` header's syntax (RFC 8288 §3), each link naming its context with an
+    ``anchor`` (§4.1) and on a line of its own (§4.1 allows a newline after each comma).
+
+    >>> print(linkset_text("https://r.example/urn:nbn:fi-1", [Link("https://r.example/x", "item"),
+    ...                    Link("https://r.example/urn:nbn:fi-1", "cite-as")]))
+    <https://r.example/x>; rel="item"; anchor="https://r.example/urn:nbn:fi-1",
+    <https://r.example/urn:nbn:fi-1>; rel="cite-as"; anchor="https://r.example/urn:nbn:fi-1"
+    """
+    context = _quoted(uri_reference(anchor))
+    return ",\n".join(f"{link.header()}; anchor={context}" for link in links)
 
 
 def schema_org_type(metadata: Mapping[str, Any]) -> str:
@@ -248,8 +319,9 @@ def json_ld(base: str, record: Record, usable: Sequence[Location]) -> dict[str, 
     for element, name in single.items():
         if element in values:
             document[name] = values[element][0]
-    if "creator" in values:
-        document["author"] = [_agent("Person", name) for name in values["creator"]]
+    authors = [_author(creator) for creator in creators_of(record.metadata)]
+    if authors:
+        document["author"] = authors
     if "publisher" in values:
         document["publisher"] = _agent("Organization", values["publisher"][0])
     if "language" in values:
@@ -266,6 +338,34 @@ def json_ld(base: str, record: Record, usable: Sequence[Location]) -> dict[str, 
 def _agent(kind: str, name: str) -> dict[str, str]:
     """A Person or Organization: by its URI (an ORCID, say) when the metadata gives one."""
     return {"@type": kind, "@id" if _HTTP_URI.match(name) else "name": name}
+
+
+_SCHEMA_KINDS = {"person": "Person", "organisation": "Organization"}
+
+
+def _author(creator: Creator) -> dict[str, str]:
+    """A creator as schema.org: a ``Person`` (with ``familyName``, ``givenName`` where known)
+    or an ``Organization`` as its kind says, no ``@type`` where the metadata gives no kind;
+    ``@id`` its URI where it has one.
+
+    >>> _author(Creator("Demo University", "organisation"))
+    {'@type': 'Organization', 'name': 'Demo University'}
+    >>> _author(Creator("Ann"))
+    {'name': 'Ann'}
+    """
+    found: dict[str, str] = {}
+    if creator.kind is not None:
+        found["@type"] = _SCHEMA_KINDS[creator.kind]
+    uri = _uri_of(creator)
+    if uri is not None:
+        found["@id"] = uri
+    if uri != creator.name:
+        found["name"] = creator.name
+    if creator.family is not None:
+        found["familyName"] = creator.family
+    if creator.given is not None:
+        found["givenName"] = creator.given
+    return found
 
 
 def _media_object(location: Location) -> dict[str, str]:

@@ -8,8 +8,7 @@ they leave (not beginning with ``urn:``) and describe resolution in /openapi.jso
 """
 
 import asyncio
-from collections.abc import Mapping, Sequence
-from types import MappingProxyType
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from fastapi import APIRouter, Request, Response
@@ -30,7 +29,8 @@ from urnkit.resolver.domain import (
     parse_urn,
     with_q_component,
 )
-from urnkit.resolver.domain.descriptions import Description
+from urnkit.resolver.domain.descriptions import Description, current_locations
+from urnkit.resolver.domain.versions import ArchivedCopy
 from urnkit.resolver.representations.dublin_core import oai_dc_xml
 from urnkit.resolver.representations.memento import (
     VARY,
@@ -50,14 +50,17 @@ from urnkit.resolver.representations.rfc2483 import (
     requested,
     uri_list,
 )
-from urnkit.resolver.representations.shapes import history_json, record_json
+from urnkit.resolver.representations.shapes import history_json, public_record_json, record_json
 from urnkit.resolver.representations.signposting import (
-    ABOUT_PAGE,
     LINKSET,
-    Link,
+    LINKSET_TEXT,
+    LINKSET_TYPES,
     json_ld,
+    link_elements,
     link_header,
     linkset,
+    linkset_text,
+    record_links,
     record_signposts,
     script_json,
 )
@@ -235,15 +238,15 @@ def _described_record(
             answer = citing.represented(request, description, *represented, headers)
         return validated(request, answer, description.modified)
     if kind == "gone":
-        return _record_page(request, description, 410, headers)
+        return _record_page(request, description, 410, headers, alternates)
     # Every location broken: the copies web archives may hold (Robust Links), none fetched.
     copies = [] if description.usable else services.time_travel.archived_copies(record)
-    if copies:
-        headers["Link"] += ", " + link_header(archive_links(copies))
     if preferred_json(request.scope):
-        body = _record_body(record, description.predecessors) | archived_json(copies)
+        if copies:
+            headers["Link"] += ", " + link_header(archive_links(copies))
+        body = public_record_json(record, description.predecessors) | archived_json(copies)
         return validated(request, JSONResponse(body, headers=headers), description.modified)
-    page = _record_page(request, description, 200, headers, archived_json(copies))
+    page = _record_page(request, description, 200, headers, alternates, copies)
     return validated(request, page, description.modified)
 
 
@@ -258,23 +261,37 @@ def _record_links(scope: Scope, description: Description, alternates: Sequence[s
 
 
 def answer_linkset(request: Request, text: str, negotiated: bool) -> Response:
-    """The links of a record's answers as a linkset (RFC 9264 §4.2): the locations it leads
-    to, its successors and predecessors, and its signposts, their context its ``cite-as``
-    URL; ``negotiated`` (chosen by ``Accept`` on ``/{urn}``) says ``Vary: Accept``."""
+    """The links of a record's answers as a linkset: the locations it leads to, its
+    successors and predecessors, and its signposts, their context its ``cite-as`` URL; as
+    JSON (RFC 9264 §4.2) or, where ``Accept`` prefers it, in the ``Link`` header's form
+    (§4.1). ``negotiated`` (chosen by ``Accept`` on ``/{urn}``) or a choice of forms says
+    ``Vary: Accept``."""
     services: Services = request.app.state.services
     reader = services.networks.reader(None, client_of(request.scope))
     description = Rfc2483Requests(services.records).describe(text, reader)
     record = description.record
     base = base_url(request.scope)
-    links = [Link(location.url, "alternate") for location in description.usable]
-    links += [Link(base + urn, "successor-version") for urn in record.successors]
-    links += [Link(base + urn, "predecessor-version") for urn in sorted(description.predecessors)]
-    links += record_signposts(base, record, description.usable)
+    usable = description.usable
+    alternates = [location.url for location in usable]
+    links = record_links(base, record, usable, description.predecessors, alternates)
     links += timegate_links(base, record.key)  # RFC 7089 §2.2, as on /{urn}
-    headers = {"Vary": _VARY} if negotiated else {}
+    accept = request.headers.get("accept")
+    form = negotiate(accept_header(accept), LINKSET_TYPES)
+    if form is None:
+        raise NotAcceptableError(
+            f"a linkset is given as {' or '.join(LINKSET_TYPES)} (RFC 9264 §4); the "
+            "request's Accept takes neither",
+            available=list(LINKSET_TYPES),
+        )
+    headers = {"Vary": _VARY} if negotiated or accept else {}
     if description.restricted:  # what it shows depends on the client's address
         headers["Cache-Control"] = NO_STORE.decode()
-    body = JSONResponse(linkset(base + record.key, links), media_type=LINKSET, headers=headers)
+    anchor = base + record.key
+    if form == LINKSET_TEXT:
+        text_form = linkset_text(anchor, links)
+        body: Response = Response(text_form, media_type=LINKSET_TEXT, headers=headers)
+    else:
+        body = JSONResponse(linkset(anchor, links), media_type=LINKSET, headers=headers)
     return validated(request, body, description.modified)
 
 
@@ -307,7 +324,7 @@ def answer_service(request: Request, name: str, text: str) -> Response:
         listed = _listed(description, chosen, urn.q_component or "", headers, name == "I2Ls")
         return validated(request, listed, description.modified)
     if name == "I2C":
-        described = _described(request, description, accept, headers)
+        described = _described(request, description, accept, headers, alternates)
         return validated(request, described, description.modified)
     if name == "I2Cs":
         xml = _xml_response(record, "application/xml", headers)
@@ -375,7 +392,11 @@ def _listed(
 
 
 def _described(
-    request: Request, description: Description, accept: MIMEAccept, headers: dict[str, str]
+    request: Request,
+    description: Description,
+    accept: MIMEAccept,
+    headers: dict[str, str],
+    alternates: Sequence[str],
 ) -> Response:
     """I2C's answer: the record as JSON, as its page or as Dublin Core, as ``accept`` prefers."""
     record = description.record
@@ -388,9 +409,9 @@ def _described(
             available=["application/json", "text/html", *_XML],
         )
     if media_type == "text/html":
-        return _record_page(request, description, 200, headers)
+        return _record_page(request, description, 200, headers, alternates)
     if media_type == "application/json":
-        return JSONResponse(_record_body(record, description.predecessors), headers=headers)
+        return JSONResponse(public_record_json(record, description.predecessors), headers=headers)
     return _xml_response(record, media_type, headers)
 
 
@@ -420,18 +441,13 @@ async def uri_res_request(request: Request) -> Response:
     return await asyncio.to_thread(answer_service, request, chosen, text)
 
 
-def _record_body(record: Record, predecessors: Sequence[str]) -> dict[str, Any]:
-    """A record as resolution shows it as JSON: as the API does, and its predecessors."""
-    return record_json(record) | {"predecessors": sorted(predecessors)}
-
-
 def _gone_problem(
     record: Record, predecessors: Sequence[str], headers: dict[str, str]
 ) -> JSONResponse:
     detail = f"{record.urn} is deactivated" + (
         f"; its successors: {', '.join(record.successors)}" if record.successors else ""
     )
-    body = problem_body(410, "Gone", detail) | {"record": _record_body(record, predecessors)}
+    body = problem_body(410, "Gone", detail) | {"record": public_record_json(record, predecessors)}
     return JSONResponse(body, status_code=410, media_type=PROBLEM, headers=headers)
 
 
@@ -440,20 +456,28 @@ def _record_page(
     description: Description,
     status: int,
     headers: dict[str, str],
-    archived: Mapping[str, Any] = MappingProxyType({}),
+    alternates: Sequence[str] = (),
+    copies: Sequence[ArchivedCopy] = (),
 ) -> HTMLResponse:
     """The page of a URN (RFC 8458 §4.5's surrogate, the 410 page, I2C's landing page): a
-    landing page, which its ``Link`` header types as schema.org's ``AboutPage`` and its
-    JSON-LD describes (FAIR Signposting); with the ``archived`` copies of its locations."""
-    about = Link(ABOUT_PAGE, "type").header()
-    headers = {**headers, "Link": f"{headers['Link']}, {about}" if "Link" in headers else about}
-    metadata = json_ld(base_url(request.scope), description.record, description.usable)
+    landing page, typed as schema.org's ``AboutPage`` and described by its JSON-LD; its links
+    (the ``alternates``, :func:`record_links`, its TimeGate and TimeMaps, the archived
+    ``copies`` of its locations) are both its ``Link`` header and its ``<link>`` elements
+    (FAIR Signposting, RFC 7089 §2.2, Robust Links)."""
+    base, record = base_url(request.scope), description.record
+    links = record_links(
+        base, record, description.usable, description.predecessors, alternates, page=True
+    )
+    links += timegate_links(base, record.key) + archive_links(copies)
+    headers = {**headers, "Link": link_header(links)}
+    metadata = json_ld(base, record, description.usable)
     return html_page(
         request,
         "record.html",
         status,
         headers,
         json_ld=Markup(script_json(metadata)),  # escaped for a <script> element
+        signposts=Markup(link_elements(links)),  # escaped by link_elements
         record=record_json(description.record),
         locations=[
             {
@@ -465,11 +489,12 @@ def _record_page(
                 "since": None if entry.since is None else entry.since.isoformat(),
             }
             for entry in description.locations
+            if entry.location in current_locations(description.record)
         ],
         predecessors=sorted(description.predecessors),
         history=[history_json(entry) for entry in description.history],
         withheld=description.withheld,
-        archived=archived.get("archived", ()),
+        archived=archived_json(copies).get("archived", ()),
     )
 
 
