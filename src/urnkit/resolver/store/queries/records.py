@@ -267,10 +267,13 @@ class Records(Queries):
         index guesses a prefix (``666667:*``) matches 20,000 rows, which prices the query high
         enough to compile it and to start two workers, each costing far more than the index
         scan of the one title it finds (EXPLAIN ANALYZE at a million records; docs/benchmarks.md).
+        And planned for its words each time: psycopg prepares a statement run five times, and
+        PostgreSQL's generic plan for it, blind to the words, walks the records instead.
         """
-        self.connection.exec_driver_sql(  # SET LOCAL both, in one round trip
+        self.connection.exec_driver_sql(  # SET LOCAL all three, in one round trip
             "SELECT set_config('jit', 'off', true),"
-            " set_config('max_parallel_workers_per_gather', '0', true)"
+            " set_config('max_parallel_workers_per_gather', '0', true),"
+            " set_config('plan_cache_mode', 'force_custom_plan', true)"
         )
         bound = self.connection.scalar(
             sa.select(records.c.id)
