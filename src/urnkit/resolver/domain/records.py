@@ -46,8 +46,8 @@ class Location:
 
 def _by_fields(value: Location | Record) -> tuple[Any, tuple[Any, ...]]:
     """How pickle makes ``value`` again: its class called with its fields, in order. Imports
-    send batches of records between processes; with a frozen dataclass's own state functions
-    a record took 25 µs to dump and load, now 10 (docs/benchmarks.md, 2026-11-27).
+    send batches of records between processes, and a frozen dataclass's own state functions
+    cost more than a call of the class (benchmarks/storage_bench.py measures it).
 
     >>> import pickle
     >>> pickle.loads(pickle.dumps(Location("https://a.example/", 2, media_type="text/html")))
