@@ -99,7 +99,7 @@ def read_targets(targets: str) -> tuple[tuple[str, ...], tuple[str | None, ...]]
     if "\t" not in targets:
         return tuple(lines), ()
     urls, kinds = [], []
-    for line in lines:  # a loop: for one line, 1 µs less than comprehensions
+    for line in lines:  # a loop: for one line, cheaper than comprehensions
         url, _, kind = line.partition("\t")
         urls.append(url)
         kinds.append(kind or None)
