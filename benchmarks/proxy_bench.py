@@ -28,7 +28,8 @@ it does:
    drawn from a set of ``--hot`` (after one pass that fills the cache), and **uniform**, URNs
    drawn from all, ``--rounds`` times (limit, then cache, for each mode). The cache's rate on
    the hot set is the ratio's numerator; the target is 70% of the limit's, the median of the
-   rounds' ratios. The CPU time per request is nginx's (and, behind the cache, urnkit's too).
+   rounds' ratios. The CPU time per request is nginx's (and, behind the cache, urnkit's too);
+   wrk's own, on the same CPUs, is reported beside it.
    A round's uniform misses stay cached for the next: the uniform ratio is the first round's.
 4. Counts, from the cache's access log (``$upstream_cache_status``), how the hot set's
    requests were answered over the whole run: the hit ratio is those served from the cache
@@ -46,6 +47,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import sys
 import tempfile
@@ -74,6 +76,13 @@ from resolve_bench import (
 TARGET_RATIO: Final = 0.70  # the cache's hot-set rate against the map's (the issue)
 TARGET_HITS: Final = 0.999  # of the hot set's requests answered from the cache (issue 33)
 FROM_CACHE: Final = frozenset({"HIT", "STALE", "UPDATING"})
+
+
+def children_cpu() -> float:
+    """The CPU time, user and system, of this process's ended children: wrk's, once a load
+    has waited for it (the servers, still running, are not counted)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def cache_statuses(log: Path, offset: int) -> tuple[dict[str, int], int]:
@@ -123,6 +132,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     os.environ["URNKIT_TRUSTED_PROXIES"] = "127.0.0.1"  # the servers' (they inherit it)
     os.environ["URNKIT_CACHE_REDIRECT"] = str(args.cache_seconds)
     hot_statuses: dict[str, int] = {}
+    generator: dict[str, list[float]] = {}  # wrk's CPU µs a request, load by load
     hot_span = [0.0, 0.0]  # when the first and the last hot load behind the cache ran
     with tempfile.TemporaryDirectory(prefix="urnkit-proxy-") as temporary, ExitStack() as stack:
         directory = Path(temporary)
@@ -162,9 +172,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     ("limit", limit_port, limit),
                     ("cache", cache_port, behind),
                 ):
-                    started = time.monotonic()
+                    started, wrk_before = time.monotonic(), children_cpu()
                     found = load(port, group, mode, args.seconds, settings)
                     loads.setdefault(f"{name}_{mode}", []).append(found)
+                    wrk_cpu = (children_cpu() - wrk_before) / max(found.requests, 1) * 1e6
+                    generator.setdefault(f"{name}_{mode}", []).append(wrk_cpu)
                     if name == "cache":
                         counts, offset = cache_statuses(access_log, offset)
                     if name == "cache" and mode == "hot":
@@ -185,7 +197,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "settings": {name: str(value) for name, value in vars(args).items()},
         "import": asdict(imported) | {"rate": imported.rate},
         "loads": {
-            name: [asdict(found) | {"rate": found.rate} for found in rounds]
+            name: [
+                asdict(found) | {"rate": found.rate, "wrk_cpu_us": wrk}
+                for found, wrk in zip(rounds, generator[name], strict=True)
+            ]
             for name, rounds in loads.items()
         },
         "ratios_hot": ratios["hot"],
@@ -210,8 +225,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def format_report(result: dict[str, Any]) -> str:
     """The numbers as a Markdown table, and the target."""
     lines = [
-        "| server | round | requests | req/s | CPU µs/request | p50 ms | p99 ms | not 3xx |",
-        "|---|---|---|---|---|---|---|---|",
+        "| server | round | requests | req/s | CPU µs/request | wrk's CPU µs/request | p50 ms | "
+        "p99 ms | not 3xx |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, rounds in result["loads"].items():
         for number, found in enumerate(rounds, 1):
@@ -219,6 +235,7 @@ def format_report(result: dict[str, Any]) -> str:
             lines.append(
                 f"| {name.replace('_', ', ')} | {number} | {found['requests']:,} | "
                 f"{found['rate']:,.0f} | {'-' if cpu is None else f'{cpu:.1f}'} | "
+                f"{found['wrk_cpu_us']:.1f} | "
                 f"{found['p50_ms']:.2f} | {found['p99_ms']:.2f} | "
                 f"{found['not_3xx'] + found['socket_errors']:,} |"
             )
