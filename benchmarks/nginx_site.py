@@ -79,20 +79,27 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_nginx(directory: Path, http_block: str, workers: int = 1) -> Iterator[int]:
+def running_nginx(
+    directory: Path, http_block: str, workers: int = 1, access_log: Path | None = None
+) -> Iterator[int]:
     """nginx serving ``http_block`` (what goes inside ``http { }``) with ``workers`` worker
     processes, its files in ``directory``; yields its master process id (its process group's
-    too) and stops it after."""
+    too) and stops it after. With ``access_log``, nginx logs each request there, one line
+    each: its cache status (``$upstream_cache_status``: HIT, STALE, UPDATING, MISS, …)."""
     nginx = find_nginx()
     conf = directory / "nginx.conf"
     temp = {name: directory / name for name in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
     for path in temp.values():
         path.mkdir(exist_ok=True)
     user = "user root root;\n" if os.geteuid() == 0 else ""  # else workers run as nobody
+    logging = "    access_log off;\n"
+    if access_log is not None:
+        logging = "    log_format cache_status '$upstream_cache_status';\n"
+        logging += f"    access_log {access_log} cache_status;\n"
     conf.write_text(
         f"{user}worker_processes {workers};\ndaemon off;\npid {directory / 'nginx.pid'};\n"
         f"error_log {directory / 'error.log'} warn;\nevents {{ worker_connections 4096; }}\n"
-        "http {\n    access_log off;\n"
+        f"http {{\n{logging}"
         f"    client_body_temp_path {temp['body']};\n    proxy_temp_path {temp['proxy']};\n"
         f"    fastcgi_temp_path {temp['fastcgi']};\n    uwsgi_temp_path {temp['uwsgi']};\n"
         f"    scgi_temp_path {temp['scgi']};\n{http_block}\n}}\n",

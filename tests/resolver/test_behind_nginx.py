@@ -150,6 +150,34 @@ def test_citations_and_redirects_are_cached_apart(deployment: Deployment) -> Non
             assert answer.text.startswith(start)
 
 
+def test_an_expired_answer_is_served_stale_while_one_request_fetches_the_change(
+    deployment: Deployment,
+) -> None:
+    # docs/caching.md: nginx never lets the hot set expire at once; the answer after expiry is
+    # the old one (proxy_cache_use_stale updating, proxy_cache_background_update), the change
+    # follows at once.
+    urn = f"urn:nbn:fi:test-{secrets.token_hex(4)}"
+    with (
+        deployment.client(deployment.https, authorized=True) as writer,
+        deployment.client(deployment.https) as reader,
+    ):
+        _put(writer, urn, "https://example.org/old")
+        assert reader.get(f"/{urn}").headers["x-cache-status"] == "MISS"
+        _put(writer, urn, "https://example.org/new")
+        changed = time.monotonic()
+        while (answer := reader.get(f"/{urn}")).headers["x-cache-status"] == "HIT":
+            assert answer.headers["location"] == "https://example.org/old"
+            assert time.monotonic() - changed <= REDIRECT_MAX_AGE + 1.5
+            time.sleep(0.1)
+        assert answer.headers["x-cache-status"] in {"STALE", "UPDATING"}
+        assert answer.headers["location"] == "https://example.org/old"
+        while (answer := reader.get(f"/{urn}")).headers["location"] != "https://example.org/new":
+            assert answer.headers["x-cache-status"] in {"STALE", "UPDATING"}
+            assert time.monotonic() - changed <= REDIRECT_MAX_AGE + 3
+            time.sleep(0.05)
+        assert answer.headers["x-cache-status"] == "HIT"  # fetched in the background
+
+
 def test_a_cached_answer_names_the_request_that_made_it(deployment: Deployment) -> None:
     # docs/resolver.md: a hit carries the X-Request-ID of the miss that filled the cache, whose
     # line in urnkit's access log says when and how the answer was made.

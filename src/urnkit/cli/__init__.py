@@ -20,6 +20,7 @@ import argparse
 import io
 import os
 import sys
+from collections.abc import Collection, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import cast
 
@@ -40,8 +41,14 @@ def _version() -> str:
         return "(not installed)"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``urnkit`` command, with one subparser per command."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser of the ``urnkit`` command, with one subparser per command. The
+    resolver's commands are added unless ``argv`` names a library command or asks for the
+    version only: those then import nothing of the resolver or the server's libraries.
+
+    >>> build_parser(["check", "urn:example:a"]).parse_args(["check", "urn:example:a"]).strict
+    False
+    """
     parser = argparse.ArgumentParser(
         prog="urnkit",
         description="Uniform Resource Names to the letter of RFC 8141 (and RFC 2141).",
@@ -57,11 +64,28 @@ def build_parser() -> argparse.ArgumentParser:
     commands = subcommands(parser)
     for group in (check, parse, find, info, template):
         group.add_commands(commands)
-    # The resolver's commands come last; they load the server's libraries only when they run.
-    from urnkit.resolver.cli import add_commands
+    if argv is None or _resolver_wanted(argv, commands.choices):
+        # The resolver's commands come last; they load the server's libraries only when they run.
+        from urnkit.resolver.cli import add_commands
 
-    add_commands(commands)
+        add_commands(commands)
     return parser
+
+
+def _resolver_wanted(argv: Sequence[str], library: Collection[str]) -> bool:
+    """Whether ``argv`` may need the resolver's commands: it names none of the ``library``'s
+    commands, and asks for more than the version (help lists every command).
+
+    >>> _resolver_wanted(["parse", "urn:a:b"], ["parse"]), _resolver_wanted(["--vers"], [])
+    (False, False)
+    >>> _resolver_wanted(["serve"], ["parse"]), _resolver_wanted(["--help"], ["parse"])
+    (True, True)
+    """
+    named = next((argument for argument in argv if not argument.startswith("-")), None)
+    if named is not None:
+        return named not in library
+    first = argv[0] if argv else ""
+    return not (len(first) > 2 and "--version".startswith(first))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     0
     """
     try:
-        args = build_parser().parse_args(argv)
+        arguments = sys.argv[1:] if argv is None else argv
+        args = build_parser(arguments).parse_args(arguments)
     except SystemExit as done:  # --help, --version, or a usage error argparse has reported
         return done.code if isinstance(done.code, int) else EXIT_USAGE
     for stream in (sys.stdout, sys.stderr):

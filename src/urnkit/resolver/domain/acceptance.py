@@ -195,7 +195,7 @@ _BAD_TEXT = re.compile("[\x00\ud800-\udfff]").search  # what _text_reason refuse
 def acceptable(value: object, depth: int = 1, inside: bool = False) -> bool:
     """Whether :func:`violations` finds nothing in ``value`` (at ``depth``, ``inside`` a
     record's metadata or not): the same rules, answered yes or no without naming places, for
-    the common case. An import row took 37 µs to walk with its places, this takes 6.
+    the common case, which an import meets on every row: naming places costs several times more.
 
     >>> acceptable({"metadata": {"title": "x"}}), acceptable({"n": float("inf")})
     (True, False)

@@ -46,8 +46,8 @@ class Location:
 
 def _by_fields(value: Location | Record) -> tuple[Any, tuple[Any, ...]]:
     """How pickle makes ``value`` again: its class called with its fields, in order. Imports
-    send batches of records between processes; with a frozen dataclass's own state functions
-    a record took 25 µs to dump and load, now 10 (docs/benchmarks.md, 2026-11-27).
+    send batches of records between processes, and a frozen dataclass's own state functions
+    cost more than a call of the class (benchmarks/storage_bench.py measures it).
 
     >>> import pickle
     >>> pickle.loads(pickle.dumps(Location("https://a.example/", 2, media_type="text/html")))
@@ -99,7 +99,7 @@ def read_targets(targets: str) -> tuple[tuple[str, ...], tuple[str | None, ...]]
     if "\t" not in targets:
         return tuple(lines), ()
     urls, kinds = [], []
-    for line in lines:  # a loop: for one line, 1 µs less than comprehensions
+    for line in lines:  # a loop: for one line, cheaper than comprehensions
         url, _, kind = line.partition("\t")
         urls.append(url)
         kinds.append(kind or None)

@@ -121,8 +121,9 @@ def resolution_signposts(
     with the media type of the same place in ``media_types`` as its ``type`` (untyped where
     that is None, or ``media_types`` empty). ``base`` is the resolver's URL, ending in ``/``;
     ``key`` the URN's equivalence key (its canonical form). Written out as one string: the hot
-    path's, where :class:`Link` objects cost 15 µs. A media type (``media_type_of``) holds no
-    character a quoted-string escapes: quoted, it is the same between its quotes.
+    path's, where :class:`Link` objects cost more than the rest. A media type
+    (``media_type_of``) holds no character a quoted-string escapes: quoted, it is the same
+    between its quotes.
 
     >>> base, items = "https://r.example/", ["https://a.example/x", "https://a.example/y"]
     >>> about = [*_about(base, "urn:nbn:fi-1"), Link(items[0], "item"),
@@ -142,7 +143,7 @@ def resolution_signposts(
     if not media_types:
         parts += [f'<{uri_reference(url)}>; rel="item"' for url in items]
         return ", ".join(parts)
-    for url, kind in zip(items, media_types, strict=True):  # a loop: 0.6 µs less than a list
+    for url, kind in zip(items, media_types, strict=True):  # a loop: cheaper than a list
         if kind is None:
             parts.append(f'<{uri_reference(url)}>; rel="item"')
         else:

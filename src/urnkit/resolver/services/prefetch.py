@@ -211,7 +211,7 @@ def make_in_child(inbox: Connection, outbox: Connection) -> None:
     message after it, sent back, until ``None``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the parent, which ends this
     # Reference counting frees what a batch leaves (no cycles); the cycle collector's passes
-    # over each batch's objects took a third of the time (31 -> 22 µs a row).
+    # over each batch's objects cost more than they freed (benchmarks/storage_bench.py).
     gc.disable()
     with suppress(EOFError, OSError):
         make = inbox.recv()

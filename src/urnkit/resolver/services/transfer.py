@@ -112,7 +112,7 @@ class TransferService:
 
         # Reference counting frees what a batch leaves (as in made_elsewhere's child), but for
         # its refusals (an error's frames): the cycle collector's passes over the batches in
-        # flight took 7 µs a row on SQLite (benchmarks/storage_bench.py).
+        # flight cost CPU on every row (benchmarks/storage_bench.py).
         with cycles_uncollected():
             return self._store_all(prepared(), owner_ids, progress, rejected)
 

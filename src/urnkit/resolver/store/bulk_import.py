@@ -120,7 +120,7 @@ _SQLITE_LOCATIONS = (
 )
 # A text title, indexed for the title search (migration title_search). Records whose titles are
 # indexed so, or that have none, are inserted while its trigger is dropped (_trigger_suspended):
-# a trigger run per row, though it did nothing, cost 7 µs of SQLite's 21 (storage_bench.py).
+# a trigger run per row, though it did nothing, cost a third of SQLite's work (storage_bench.py).
 # Other titles are left to the trigger, which extracts them as json_extract gives them.
 _SQLITE_TITLES = "INSERT INTO record_titles (rowid, title) VALUES (?, ?)"
 _TITLE_TRIGGER = "record_titles_insert"
@@ -370,7 +370,7 @@ class BulkImport(Queries):
     def _import_sqlite(self, staged: SqliteStagedImport) -> int:
         """:meth:`import_staged` on SQLite: the staged rows inserted by the driver's
         ``executemany``, but those whose keys are registered. SQLAlchemy's statement and type
-        processing took 35-50 µs a row, more than the database's work; building the rows here
+        processing cost more a row than the database's work; building the rows here
         rather than in the child preparing the batches took a quarter of this process's CPU
         (benchmarks/storage_bench.py)."""
         highest = Records(self.connection, self.dialect).highest_id()

@@ -133,7 +133,7 @@ def create_app(
         docs_url=None,  # served by routes/docs.py, without a CDN
         redoc_url=None,
         # FastAPI's native OpenTelemetry asks, on every request, whether a tracer, meter or
-        # logger provider is configured (environment lookups): ~4 µs of a 25 µs resolution.
+        # logger provider is configured (environment lookups): a large part of a resolution.
         # Off; /metrics serves the numbers.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
@@ -151,7 +151,7 @@ def create_app(
     app.exception_handler(HTTPException)(http_error)
     app.exception_handler(StaffRedirect)(redirected)
     # The routers' routes join the application's list as they are, in order: include_router
-    # would nest each router, and matching through the nests took ~30 µs more a request.
+    # would nest each router, and every request would be matched through the nests.
     for area in ROUTERS:
         app.router.routes += area.router.routes
     check_bodies(app.router.routes)
@@ -207,8 +207,8 @@ def app_from_environment() -> ASGIApp:
             app.state.services.links.guard,
         )
     # What exists now lives as long as the process. Frozen, the garbage collector stops
-    # traversing it: a full collection took ~60 ms (the modules, FastAPI's and pydantic's
-    # models), every second or so under load, and set the p99 latency; now it takes ~0.2 ms.
+    # traversing it: a full collection walked the modules and FastAPI's and pydantic's
+    # models, every second or so under load, and set the p99 latency.
     gc.collect()
     gc.freeze()
     logged = access_logged(header_limits(app), settings.access_log)

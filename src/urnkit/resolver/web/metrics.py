@@ -4,8 +4,8 @@ Requests (by route and status class) and resolutions (by outcome) are counted in
 they become Prometheus metrics only when scraped (:meth:`Metrics.collect`), together with the
 records by status, read from the database then, and prometheus_client's process, platform and
 garbage-collector metrics. Resolution, the hot path, costs one dict increment (its outcome):
-its requests are counted from their outcomes, not by the request middleware (~2 µs a request;
-passing a resolution through costs it ~0.5 µs). Each server process counts for itself: with
+its requests are counted from their outcomes, not by the request middleware, which costs
+every request (a resolution only passes through it). Each server process counts for itself: with
 ``--workers N`` a scrape reaches one of them.
 
 >>> from urnkit.resolver.services import Services

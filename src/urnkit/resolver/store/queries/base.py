@@ -41,7 +41,7 @@ def one_of(
     integers), none for no values, with a single parameter: on PostgreSQL ``= ANY(array)``,
     on SQLite ``IN`` the elements of a JSON array (``json_each``), probing ``column``'s index
     with each. An IN list of 1,000 parameters cost more to build and parse than the import it
-    served (5 µs a row on SQLite, 10 on PostgreSQL).
+    served (benchmarks/storage_bench.py).
 
     >>> from urnkit.resolver.store.tables import records
     >>> [str(c) for c in one_of(records.c.id, [1, 2, 3], "sqlite")]
@@ -59,7 +59,7 @@ def one_of(
     yield column.in_(_ELEMENTS.bindparams(elements))
 
 
-# Written out: SQLAlchemy's table-valued json_each took 3 ms to build, a fresh alias each time.
+# Written out: SQLAlchemy's table-valued json_each is slow to build, a fresh alias each time.
 _ELEMENTS = sa.text("SELECT value FROM json_each(:elements)").columns(sa.column("value"))
 
 

@@ -102,7 +102,7 @@ def broken_urls(connection: Connection, urls: Iterable[str]) -> set[str]:
 def broken_by_hashes(connection: Connection, hashes: str) -> set[str]:
     """The broken URLs among those whose SHA-256 ``hashes`` holds (space-separated): one text
     parameter, split by the database, as psycopg dumped a 5,000-element array parameter in
-    Python at ~6 µs an element, more than the query took; and as an import hashes its URLs
+    Python element by element, costing more than the query; and as an import hashes its URLs
     in the process preparing its batches."""
     if not hashes:
         return set()

@@ -172,7 +172,7 @@ def title_condition(title: str) -> sa.ColumnElement[bool]:
     holds words (:func:`title_words`), the word index (migration title_words) finds the few
     titles that hold them and ``ILIKE`` reads those only: the trigram index, which must read
     the posting list of every trigram ("ben", "enc", … are in every title of a catalogue of
-    benchmarks), would take 570 ms at ten million records where the words take under 10. The
+    benchmarks), reads far more at ten million records than the words' index does. The
     ``ILIKE`` is then written with ``jsonb_extract_path_text``, which no index matches, so that
     the planner does not add the trigram index's scan. Without words, the trigram index
     (migration title_search) answers the ``ILIKE``."""
@@ -263,9 +263,18 @@ class Records(Queries):
         fills the page there. Then, if the page is not full, the title's index finds the rest
         (ordered by an expression, ``id + 0``, so that the planner cannot walk the primary key
         instead: it guesses a rare title's words common, and at ten million records read two
-        thirds of them, 660 ms, to find one). Without JIT: the index's guess of 200,000
-        rows priced the query high enough to compile it, 130 ms for a query of 0.4."""
-        self.connection.exec_driver_sql("SET LOCAL jit = off")
+        thirds of them, to find one). Without JIT and without parallel workers: the word
+        index guesses a prefix (``666667:*``) matches 20,000 rows, which prices the query high
+        enough to compile it and to start two workers, each costing far more than the index
+        scan of the one title it finds (EXPLAIN ANALYZE at a million records; docs/benchmarks.md).
+        And planned for its words each time: psycopg prepares a statement run five times, and
+        PostgreSQL's generic plan for it, blind to the words, walks the records instead.
+        """
+        self.connection.exec_driver_sql(  # SET LOCAL all three, in one round trip
+            "SELECT set_config('jit', 'off', true),"
+            " set_config('max_parallel_workers_per_gather', '0', true),"
+            " set_config('plan_cache_mode', 'force_custom_plan', true)"
+        )
         bound = self.connection.scalar(
             sa.select(records.c.id)
             .where(records.c.id > after)
