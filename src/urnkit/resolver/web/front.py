@@ -17,7 +17,6 @@ from urnkit.resolver.representations.signposting import LINKSET, resolution_sign
 from urnkit.resolver.services import Services
 from urnkit.resolver.web.caching import NO_STORE
 from urnkit.resolver.web.deps import raw_urn
-from urnkit.resolver.web.hot_answers import Headers, HotAnswers
 from urnkit.resolver.web.metrics import Metrics
 
 # The scope key under which the front (redirect_front) hands what it found to the route.
@@ -42,11 +41,7 @@ def redirect_front(
     ceiling 14 and 4. Its redirects carry ``cache_control`` (``no-store`` when the target
     depends on the client's address: a record with locations restricted to networks); a
     request with credentials goes the long way, to be answered ``no-store``
-    (web/caching.py). A redirect of a record of ours that depends on no client's address is
-    kept (:class:`~urnkit.resolver.web.hot_answers.HotAnswers`) and given again, counted
-    as before, until anything is committed to the database (its change mark; SQLite only)."""
-
-    answers = HotAnswers()
+    (web/caching.py)."""
 
     async def front(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
@@ -55,14 +50,6 @@ def redirect_front(
                 await redirect(scope, "https://example.org/", cache_control)(scope, receive, send)
                 return
             if path[1:5].lower() == "urn:" and not scope["query_string"] and _plain(scope):
-                mark = services.store.change_mark()
-                request = (path, _base_key(scope))
-                kept = None if mark is None else answers.get(request, mark)
-                if kept is not None:
-                    services.resolution.tally.add(kept[1])
-                    metrics.resolved("redirect")
-                    await _redirected(send, kept[0])
-                    return
                 client = scope.get("client")
                 try:
                     found = await services.resolution.resolve_async(
@@ -84,8 +71,6 @@ def redirect_front(
                             found.key,
                             found.media_types,
                         )
-                        if mark is not None and found.prefix and not found.routed:
-                            answers.put(request, mark, [*response.raw_headers], found.prefix)
                         await response(scope, receive, send)
                         return
         await app(scope, receive, send)
@@ -147,31 +132,18 @@ def base_url(scope: Scope) -> str:
     """The resolver's URL as the request names it, ending in ``/`` (Starlette's ``base_url``:
     the scheme, the ``Host`` header, the root path), remembered for the few names a server
     has: made anew, it cost 3.5 µs of a redirect, found 0.2."""
-    key = _base_key(scope)
+    host = b""
+    for name, value in scope["headers"]:
+        if name == b"host":
+            host = value
+            break
+    key = (scope["scheme"], host, scope.get("root_path", ""), scope.get("server"))
     base = _BASES.get(key)
     if base is None:
         base = str(Request(scope).base_url)
         if len(_BASES) < _MOST_BASES:
             _BASES[key] = base
     return base
-
-
-def _base_key(scope: Scope) -> tuple[str, bytes, str, object]:
-    """What :func:`base_url` depends on: the scheme, the ``Host`` header, the root path and
-    the server's address."""
-    host = b""
-    for name, value in scope["headers"]:
-        if name == b"host":
-            host = value
-            break
-    return scope["scheme"], host, scope.get("root_path", ""), scope.get("server")
-
-
-async def _redirected(send: Send, headers: Headers) -> None:
-    """Send a kept redirect (:class:`~urnkit.resolver.web.hot_answers.HotAnswers`): the
-    headers :func:`redirect` made."""
-    await send({"type": "http.response.start", "status": 302, "headers": [*headers]})
-    await send({"type": "http.response.body", "body": b""})
 
 
 def _plain(scope: Scope) -> bool:
