@@ -5,8 +5,6 @@ closing their connection."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -98,41 +96,3 @@ def test_lookups_survive_the_server_closing_their_connection(tmp_path: Path) -> 
         finally:
             store.close()
     assert found == [expected] * 3
-
-
-def test_the_change_mark_moves_with_every_commit_from_anywhere(tmp_path: Path) -> None:
-    # What a server process's kept answers (web/hot_answers.py) are valid under: a commit by
-    # another process, or by this one through another connection, changes it; reads do not.
-    with fresh_database("sqlite", tmp_path) as url:
-        store = Store(url)
-        try:
-            store.upgrade()
-            keys = _resolvable(store, 2)
-            first = store.change_mark()
-            assert first is not None
-            assert _lookups(store, keys)[0] is not None
-            assert store.change_mark() == first  # a lookup commits nothing
-            raw_sql(store, "UPDATE records SET updated = updated")  # this process's commit
-            second = store.change_mark()
-            assert second != first
-            other = subprocess.run(  # another process's commit
-                [sys.executable, "-c", _COMMIT_ELSEWHERE, url], check=False, capture_output=True
-            )
-            assert other.returncode == 0, other.stderr
-            assert store.change_mark() not in (first, second)
-        finally:
-            store.close()
-
-
-_COMMIT_ELSEWHERE = """\
-import sys
-import sqlalchemy as sa
-engine = sa.create_engine(sys.argv[1])
-with engine.begin() as connection:
-    connection.exec_driver_sql("UPDATE records SET updated = updated")
-"""
-
-
-def test_there_is_no_change_mark_without_a_fast_path() -> None:
-    # In-memory SQLite (and PostgreSQL) keep no answers: every resolution reads the database.
-    assert Store("sqlite://").change_mark() is None

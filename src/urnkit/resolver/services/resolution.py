@@ -36,8 +36,7 @@ class Resolution:
     ``routed``: the answer depends on the client's address (no shared cache may keep it).
     A URN of another namespace that records here carry in ``metadata.identifiers`` resolves
     ``via`` that URN as the one record's URN does (``urn``), or, carried by several, gives
-    their URNs as ``choices``, oldest first, each with its title (if any). A redirect to a
-    record of ours names its ``prefix``, which the statistics count its resolutions by."""
+    their URNs as ``choices``, oldest first, each with its title (if any)."""
 
     kind: Literal["redirect", "surrogate", "gone", "choices"]
     urn: URN
@@ -51,7 +50,6 @@ class Resolution:
     routed: bool = False
     via: str | None = None
     choices: tuple[tuple[str, str | None], ...] = ()
-    prefix: str = ""
 
 
 MAX_CHOICES = 1_000  # records listed for a URN of another namespace that several carry
@@ -134,7 +132,7 @@ class ResolutionService:
     def _redirect(urn: URN, key: str, row: ResolutionRow) -> Resolution | None:
         """The redirect to an active record's best location not known broken; None when the
         answer needs the whole record (no such location, or deactivated)."""
-        status, targets, predecessors, prefix, _ = row
+        status, targets, predecessors, _, _ = row
         if status == "active" and targets is not None:
             alternates, media_types = read_targets(targets)
             if urn.q_component:
@@ -147,7 +145,6 @@ class ResolutionService:
                 alternates=alternates,
                 media_types=media_types,
                 predecessors=() if predecessors is None else tuple(predecessors.split("\n")),
-                prefix=prefix,
             )
         return None
 

@@ -267,21 +267,6 @@ class SQLiteReaders:
         self._engine = engine
         self._sql = _driver_sql(RESOLUTION_QUERY, engine.dialect, "key")
         self._idle: list[Any] = []  # sqlite3 connections of the event loops, not in use
-        self._watcher: Any = None  # the connection change_mark asks
-
-    def change_mark(self) -> int:
-        """A number that changes whenever another connection, of this process or any other,
-        commits to the database (SQLite's ``PRAGMA data_version``, asked of one connection
-        kept for it): what answers built from the database stay valid while it is the same."""
-        if self._watcher is None:
-            self._watcher = detached_connection(self._engine)
-        try:
-            mark: int = self._watcher.execute("PRAGMA data_version").fetchone()[0]
-        except BaseException:
-            self._watcher.close()
-            self._watcher = None
-            raise
-        return mark
 
     def row(self, key: str) -> ResolutionRow | None:
         try:
@@ -305,6 +290,3 @@ class SQLiteReaders:
         """Close every idle connection."""
         while self._idle:
             self._idle.pop().close()
-        if self._watcher is not None:
-            self._watcher.close()
-            self._watcher = None

@@ -165,19 +165,6 @@ class Store:
             self.outages.answered()
         return row
 
-    def change_mark(self) -> int | None:
-        """A number that changes whenever anything commits to the database, from this process
-        or another (:meth:`~.fast_lookup.SQLiteReaders.change_mark`), so that an answer built
-        from it may be given again while the number is the same; None when there is no such
-        number (PostgreSQL, in-memory SQLite) or the database cannot be read now: build it
-        anew."""
-        if self._readers is None:
-            return None
-        try:
-            return self._readers.change_mark()
-        except Exception:  # an outage: the answer built anew reports it
-            return None
-
     def schema_state(self) -> Literal["empty", "current", "outdated"]:
         """Whether the database has no schema, the newest one, or one to upgrade."""
         with self.outages.guarding():
