@@ -1,0 +1,3 @@
+module urnkit/benchmarks/go_resolver
+
+go 1.19
