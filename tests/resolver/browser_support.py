@@ -208,15 +208,18 @@ def english_phrases(language: str) -> list[str]:
 
 
 # The text of the page in its own language: elements marked lang="en" (a problem's detail,
-# which stays English) and the language switcher's names are left out.
+# which stays English), the language switcher's names and what is stored rather than said
+# (code: URNs, prefixes, media types; .urn: a URN or URL written out; translate="no": a
+# prefix in a list to choose from) are left out.
 OWN_TEXT = """
 const own = document.documentElement.lang, parts = [document.title];
 const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
 while (walker.nextNode()) {
-  const holder = walker.currentNode.parentElement.closest('[lang]');
+  const parent = walker.currentNode.parentElement, holder = parent.closest('[lang]');
+  if (parent.closest('code, .urn, [translate=no]')) continue;
   if (holder === null || holder.lang === own) parts.push(walker.currentNode.textContent);
 }
-for (const e of document.querySelectorAll('[aria-label], option')) {
+for (const e of document.querySelectorAll('[aria-label], option:not([translate=no])')) {
   const holder = e.closest('[lang]');
   if (holder === null || holder.lang === own) parts.push(e.getAttribute('aria-label') || e.text);
 }

@@ -43,7 +43,9 @@ def records(resolver: Resolver) -> dict[str, str]:
     """URNs of each kind of record page, made once a server: active with metadata and a long
     location URL, reserved, deactivated with a successor (410), every link broken."""
     tag = secrets.token_hex(4)
-    urns = {kind: f"urn:nbn:fi:test-{tag}-{kind}" for kind in ("active", "gone", "broken")}
+    urns = {
+        kind: f"urn:nbn:fi:test-{tag}-{n}" for n, kind in enumerate(("active", "gone", "broken"))
+    }
     urns["active"] += "-" + LONG.strip("-")
     first = f"https://example.org/{LONG}/{LONG}.pdf?download=true&session={LONG}"
     broken = f"https://broken.example/{tag}"
@@ -155,7 +157,11 @@ def check(browser: Chrome, url: str, language: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+# Every language on SQLite; on PostgreSQL, whose pages differ only in the data, one.
+CASES = [("sqlite", language) for language in LANGUAGES] + [("postgresql", "cs")]
+
+
+@pytest.mark.parametrize(("resolver", "language"), CASES, indirect=["resolver"])
 def test_every_page_fits_every_screen_in_every_language_and_axe_finds_nothing(
     browser: Chrome, resolver: Resolver, records: dict[str, str], language: str
 ) -> None:
@@ -182,9 +188,10 @@ def test_every_page_fits_every_screen_in_every_language_and_axe_finds_nothing(
 
 def test_the_width_check_finds_a_page_that_scrolls_sideways(browser: Chrome) -> None:
     at_width(browser, 390)
-    browser.get("data:text/html,<p style='width:500px'>wide</p>")
+    viewport = "<meta name=viewport content='width=device-width'>"
+    browser.get(f"data:text/html,{viewport}<p style='width:500px'>wide</p>")
     assert overflow(browser)[0].startswith("scrollWidth")
-    browser.get("data:text/html,<p>narrow</p>")
+    browser.get(f"data:text/html,{viewport}<p>narrow</p>")
     assert overflow(browser) == []
     at_width(browser, WIDTHS[0])
 
