@@ -199,3 +199,23 @@ def test_the_width_check_finds_a_page_that_scrolls_sideways(browser: Chrome) -> 
 def test_axe_finds_an_unlabelled_field(browser: Chrome) -> None:
     browser.get("data:text/html,<html lang=en><title>t</title><main><input></main></html>")
     assert any(line.startswith("label ") for line in axe(browser))
+
+
+VISIBLE = "return [...document.querySelectorAll(arguments[0])].map((e) => e.checkVisibility())"
+
+
+@pytest.mark.parametrize("resolver", ["sqlite"], indirect=True)
+def test_a_record_prints_as_a_clean_sheet(
+    browser: Chrome, resolver: Resolver, records: dict[str, str]
+) -> None:
+    browser.get(f"{resolver.base_url}/{records['gone']}?s=I2C")
+    history = "details.history tbody tr"
+    assert browser.execute_script(VISIBLE, history) == [False, False]  # folded on screen
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        # The menus, the language switcher and the footer are left off; the history unfolds.
+        assert browser.execute_script(VISIBLE, "header nav, footer, .skip") == [False] * 4
+        assert browser.execute_script(VISIBLE, history) == [True, True]
+        assert browser.execute_script(VISIBLE, "h1, .answer") == [True, True]
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
