@@ -219,3 +219,23 @@ def test_a_record_prints_as_a_clean_sheet(
         assert browser.execute_script(VISIBLE, "h1, .answer") == [True, True]
     finally:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+
+
+@pytest.mark.parametrize("resolver", ["sqlite"], indirect=True)
+def test_the_staff_menu_folds_on_a_phone_and_opens_without_a_script(
+    browser: Chrome, resolver: Resolver
+) -> None:
+    sign_in(browser, resolver)
+    groups, menu = "nav.menu .menu-group", "nav.menu .menu-open"
+    names = [e.text for e in browser.find_elements(By.CSS_SELECTOR, ".group-name")]
+    assert len(names) == 3  # the organisation's records, administration, the account
+    assert browser.execute_script(VISIBLE, groups) == [True] * 3  # a desktop: open
+    assert browser.execute_script(VISIBLE, menu) == [False]
+    try:
+        at_width(browser, 390)
+        assert browser.execute_script(VISIBLE, groups) == [False] * 3  # a phone: folded
+        browser.find_element(By.CSS_SELECTOR, menu).click()
+        assert browser.current_url.endswith("#menu")
+        assert browser.execute_script(VISIBLE, groups) == [True] * 3
+    finally:
+        at_width(browser, WIDTHS[0])
