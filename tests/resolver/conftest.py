@@ -188,6 +188,7 @@ def upstream() -> Iterator[Upstream]:
 # a whole run with ``--durations=0``, the setup, call and teardown of each test added up by
 # file (2026-11-27; 1,519 s in all, these 1,006).
 LONGEST_FIRST = (
+    "tests/resolver/web/test_browser_pages.py",  # added later: every page in 5 languages, 4 widths
     "tests/resolver/web/test_openapi_fuzz.py",
     "tests/wheel/test_wheel.py",  # added later: 170 s in one process on a loaded machine
     "tests/resolver/test_interrupted_run.py",  # added later: 85 s, on a loaded machine

@@ -69,6 +69,12 @@ class Settings:
     # OAI-PMH Identify's adminEmail; the default is of RFC 2606's reserved .invalid, as the
     # OAI-PMH schema's emailType wants a dot in the domain (\S+@(\S+\.)+\S+).
     oai_admin_email: str = "urnkit@resolver.invalid"
+    # The pages' header (web/templating.py): the service's name, the organisation running it
+    # and its home page, and a logo file (PNG, SVG, JPEG or WebP) shown beside the name.
+    site_name: str = "urnkit resolver"
+    site_operator: str = ""
+    site_operator_url: str = ""
+    site_logo: str = ""
     # One JSON line per HTTP request on standard error (web/access_log.py); 0 turns it off.
     access_log: bool = True
     # Addresses and networks whose forwarding headers are believed (web/proxies.py),

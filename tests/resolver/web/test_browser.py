@@ -105,8 +105,10 @@ def test_a_search_result_leads_to_the_landing_page_and_on_to_the_predecessor(
     wait_until(browser, lambda: browser.current_url.endswith(f"/{new}?s=I2C"))
     shot("landing")
     # RFC 8458 §4.5 and issue 5: every location, the metadata, status, history, predecessors.
-    assert browser.find_element(By.TAG_NAME, "h1").text == new
-    headings = [h.text for h in browser.find_elements(By.TAG_NAME, "h2")]
+    # Issue 32: the answer first: the title, the URN and its status, then the rest.
+    assert browser.find_element(By.TAG_NAME, "h1").text == f"Landing {token}"
+    assert browser.find_element(By.CSS_SELECTOR, ".answer .urn").text == new
+    headings = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "h2, h3")]
     assert {"Predecessors", "Metadata", "Locations", "History"} <= set(headings)
     hrefs = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "main a")]
     assert hrefs.index(first) < hrefs.index(second)  # best first
@@ -114,9 +116,9 @@ def test_a_search_result_leads_to_the_landing_page_and_on_to_the_predecessor(
     assert audit(browser) == []
     # RFC 5829's predecessor-version, followed by hand: the old URN's page says it is gone.
     browser.find_element(By.PARTIAL_LINK_TEXT, old).click()
-    wait_until(browser, lambda: old in browser.find_element(By.TAG_NAME, "h1").text)
+    wait_until(browser, lambda: old in browser.find_element(By.CSS_SELECTOR, ".answer").text)
     shot("predecessor")
-    assert "Successors" in [h.text for h in browser.find_elements(By.TAG_NAME, "h2")]
+    assert "Successors" in [h.text for h in browser.find_elements(By.CSS_SELECTOR, "h2, h3")]
 
 
 def test_the_search_form_explains_where_a_text_stops_being_a_urn(
@@ -215,7 +217,7 @@ def test_an_isbn_two_records_carry_lists_both_and_leads_to_each(
     assert audit(browser) == []
     rows[-1].find_element(By.LINK_TEXT, "its page").click()
     wait_until(browser, lambda: browser.current_url.endswith(f"/{urns[1]}?s=I2C"))
-    assert browser.find_element(By.TAG_NAME, "h1").text == urns[1]
+    assert browser.find_element(By.CSS_SELECTOR, ".answer .urn").text == urns[1]
 
 
 # --- the register and the statistics -----------------------------------------------------------
@@ -256,6 +258,8 @@ def test_the_statistics_page_shows_the_resolutions_of_today(
 
     def count_shown() -> str | None:
         browser.get(resolver.base_url + "/statistics")
+        for fold in browser.find_elements(By.CSS_SELECTOR, "details#resolutions > summary"):
+            fold.click()  # the table sits folded under the chart
         for row in browser.find_elements(By.CSS_SELECTOR, "table tbody tr"):
             if row.find_element(By.TAG_NAME, "th").text == prefix:
                 return str(row.find_elements(By.TAG_NAME, "td")[-1].text)

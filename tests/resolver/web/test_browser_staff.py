@@ -9,14 +9,12 @@ accessibility audit in each of the five languages, chosen by ``?lang=`` and by
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Callable, Iterator
 from urllib.parse import quote, urlsplit
 
 import pytest
-from babel.messages.pofile import read_po
-from browser_support import audit, chromium, screenshot
+from browser_support import audit, chromium, screenshot, untranslated
 from resolver_support import Resolver
 from selenium.webdriver import Chrome
 from selenium.webdriver.common.by import By
@@ -25,7 +23,7 @@ from selenium.webdriver.remote.webelement import WebElement
 from staff_support import create_user
 from test_browser import wait_until
 
-from urnkit.resolver.web.languages import LANGUAGES, LOCALE, SOURCE
+from urnkit.resolver.web.languages import LANGUAGES
 
 STAFF_PAGES = {
     "sign-in": "/staff/sign-in",
@@ -238,53 +236,6 @@ def test_an_admin_creates_an_account_and_disabling_it_ends_its_open_session(
 
 
 # --- every page in every language ---------------------------------------------------------
-
-
-def _english_phrases(language: str) -> list[str]:
-    """The catalogue's English phrases the language writes otherwise: each message's words
-    between its placeholders and tags, unless a translation of the language holds them too
-    (German writes "Organisation" as English does)."""
-    with (LOCALE / language / "LC_MESSAGES" / "messages.po").open("rb") as source:
-        catalogue = [message for message in read_po(source, locale=language) if message.id]
-    translations = " ".join(
-        " ".join([m.string] if isinstance(m.string, str) else m.string or ()) for m in catalogue
-    )
-    phrases = []
-    for message in catalogue:
-        english = message.id if isinstance(message.id, str) else message.id[0]
-        for part in re.split(r"%\(\w+\)s|<[^>]+>", english):
-            part = part.strip(" .,:;()")
-            if len(part) >= 4 and re.search("[a-z]", part) and part not in translations:
-                phrases.append(part)
-    return phrases
-
-
-# The text of the page in its own language: elements marked lang="en" (a problem's detail,
-# which stays English) and the language switcher's names are left out.
-OWN_TEXT = """
-const own = document.documentElement.lang, parts = [];
-const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-while (walker.nextNode()) {
-  const holder = walker.currentNode.parentElement.closest('[lang]');
-  if (holder === null || holder.lang === own) parts.push(walker.currentNode.textContent);
-}
-for (const e of document.querySelectorAll('[aria-label], option')) {
-  const holder = e.closest('[lang]');
-  if (holder === null || holder.lang === own) parts.push(e.getAttribute('aria-label') || e.text);
-}
-return parts.join(' ').replace(/\\s+/g, ' ');
-"""
-
-
-def untranslated(browser: Chrome, language: str) -> list[str]:
-    if language == SOURCE:
-        return []
-    text = browser.execute_script(OWN_TEXT)
-    return [
-        phrase
-        for phrase in _english_phrases(language)
-        if re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text)
-    ]
 
 
 @pytest.mark.parametrize("chosen_by", ["lang", "accept-language"])

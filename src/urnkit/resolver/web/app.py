@@ -58,6 +58,7 @@ from urnkit.resolver.web.routes import (
     time_travel,
 )
 from urnkit.resolver.web.sessions import StaffPolicy, StaffRedirect, redirected
+from urnkit.resolver.web.templating import Site
 
 # In the order of /openapi.json's paths; resolution's describing routes last.
 ROUTERS = (
@@ -143,6 +144,9 @@ def create_app(
     app.state.metrics = counters
     app.state.staff = StaffPolicy.from_settings(settings)
     app.state.oai_repository = Repository(services.store, settings.oai_admin_email)
+    app.state.site = Site.from_settings(
+        settings.site_name, settings.site_operator, settings.site_operator_url, settings.site_logo
+    )
     # Innermost first: the body limits, then the counters, then (outermost) the front.
     app.add_middleware(body_limits, services=services)
     app.add_middleware(counters.middleware)

@@ -18,14 +18,18 @@ says its ``Content-Language`` and, when ``Accept-Language`` chose it, varies by 
 True
 """
 
+from __future__ import annotations
+
+import mimetypes
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
-from babel import Locale
+from babel import Locale, UnknownLocaleError
 from babel.dates import format_date, format_datetime
 from babel.numbers import format_decimal
 from fastapi import Request
@@ -47,11 +51,62 @@ def _day(value: date | str, language: str) -> str:
     return format_date(day, "medium", locale=language)
 
 
+def _language_name(code: str, language: str) -> str:
+    """A language code (ISO 639-1 or -2, a language tag's primary subtag) by its name in
+    ``language`` (CLDR); the code as it is when it names none.
+
+    >>> _language_name("fi", "de"), _language_name("swe", "fi"), _language_name("x", "en")
+    ('Finnisch', 'ruotsi', 'x')
+    """
+    try:
+        named = Locale.parse(code.strip().replace("-", "_")).language
+    except (ValueError, TypeError, UnknownLocaleError):
+        return code
+    return str(Locale.parse(language).languages.get(named, code))
+
+
+def _host(url: str) -> str:
+    """The host a URL names, for a reader to see where a link leads.
+
+    >>> _host("https://Example.org:8443/a?b")
+    'example.org'
+    """
+    return urlsplit(url).hostname or url
+
+
 def _moment(value: str, language: str) -> str:
     """A stored time (ISO 8601) in UTC, as its language writes a date and time."""
     return format_datetime(datetime.fromisoformat(value), "medium", tzinfo=UTC, locale=language)
 
 
+@dataclass(frozen=True, slots=True)
+class Site:
+    """Who the pages say runs them (settings ``site_…``): the service's ``name``, its
+    ``operator`` and the operator's home page, and a ``logo``: the image's bytes and media
+    type, served at ``/logo``.
+
+    >>> Site.from_settings("Finnish URN resolver", "National Library", "", "").operator
+    'National Library'
+    """
+
+    name: str = "urnkit resolver"
+    operator: str = ""
+    operator_url: str = ""
+    logo: tuple[bytes, str] | None = None
+
+    @classmethod
+    def from_settings(cls, name: str, operator: str, operator_url: str, logo: str) -> Site:
+        """The site the settings name; the logo file read now (a missing one fails start-up)."""
+        image = None
+        if logo:
+            media_type = mimetypes.guess_type(logo)[0]
+            if media_type not in LOGO_TYPES:
+                raise ValueError(f"site_logo: {logo} is no PNG, SVG, JPEG or WebP file")
+            image = (Path(logo).read_bytes(), media_type)
+        return cls(name, operator, operator_url, image)
+
+
+LOGO_TYPES = ("image/png", "image/svg+xml", "image/jpeg", "image/webp")
 STAFF_RECORDS = "/staff/records/"
 
 
@@ -85,6 +140,8 @@ def _environment(language: str) -> Environment:
         day=partial(_day, language=language),
         moment=partial(_moment, language=language),
         keep_lang=_keeping_language,
+        language_name=partial(_language_name, language=language),
+        host=_host,
         record_path=record_path,
     )
     environment.policies["ext.i18n.trimmed"] = True  # as babel.cfg extracts them
@@ -94,6 +151,7 @@ def _environment(language: str) -> Environment:
     return environment
 
 
+SITE = Site()  # the pages' header when the application names none
 TEMPLATES = {language: _environment(language) for language in LANGUAGES}
 
 
@@ -146,8 +204,9 @@ def _page(
     if not language.chosen:
         vary = fields.get("Vary")
         fields["Vary"] = f"{vary}, Accept-Language" if vary else "Accept-Language"
+    site = getattr(getattr(request.scope.get("app"), "state", None), "site", SITE)
     kept = [(name, value) for name, value in request.query_params.multi_items() if name != "lang"]
     switch = {tag: "?" + urlencode([*kept, ("lang", tag)]) for tag in LANGUAGES}
     chosen = language.tag if language.chosen else None
     page = TEMPLATES[language.tag].get_template(template)
-    return page, fields, {"chosen": chosen, "switch": switch, **context}
+    return page, fields, {"chosen": chosen, "switch": switch, "site": site, **context}
