@@ -6,7 +6,9 @@ import asyncio
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from urnkit.pasted import cleaned
 from urnkit.resolver.domain import (
+    InvalidURNError,
     NotFoundError,
     Record,
     client_address,
@@ -27,7 +29,9 @@ from urnkit.urn import URN
 @dataclass(frozen=True, slots=True)
 class Resolution:
     """What resolving a URN gives: a ``redirect`` to ``target``, a ``surrogate`` page of the
-    record's metadata (RFC 8458 §4.5), or ``gone`` (deactivated) naming its successors.
+    record's metadata (RFC 8458 §4.5), ``gone`` (deactivated) naming its successors, or
+    ``moved``: the text, not registered as given, is a pasted URN whose ``target`` is the
+    URN to answer (:meth:`ResolutionService.pasted`).
     ``alternates`` are the URLs a redirect could lead to, best first (``target`` is the first),
     ``media_types`` the media type of each where the record gives any (else empty);
     ``predecessors`` the URNs of the deactivated records naming this one as a successor. The
@@ -38,7 +42,7 @@ class Resolution:
     ``via`` that URN as the one record's URN does (``urn``), or, carried by several, gives
     their URNs as ``choices``, oldest first, each with its title (if any)."""
 
-    kind: Literal["redirect", "surrogate", "gone", "choices"]
+    kind: Literal["redirect", "surrogate", "gone", "choices", "moved"]
     urn: URN
     target: str | None = None
     key: str = ""
@@ -84,11 +88,14 @@ class ResolutionService:
         Raises :class:`~urnkit.resolver.domain.InvalidURNError` or
         :class:`~urnkit.resolver.domain.NotFoundError`.
         """
-        urn = parse_urn(text)
+        urn = self._parsed(text)
+        if isinstance(urn, Resolution):
+            return urn
         key = urn.equivalence_key()
         row = self.store.resolution_row(key)
         if row is None:
-            return self._elsewhere(urn, client)
+            moved = self._moved(text)
+            return self._elsewhere(urn, client) if moved is None else moved
         self.tally.add(row[3])
         if row[4] is not None:
             if not self.networks.fresh():
@@ -105,10 +112,19 @@ class ResolutionService:
         the rarer surrogate and gone answers, forwarding, and reading the networks when they
         are old, run in a worker thread. A record without restricted locations (its
         ``records.restricted`` NULL) is redirected without looking at the client."""
-        urn = parse_urn(text)
+        try:
+            urn = parse_urn(text)
+        except InvalidURNError:
+            moved = await asyncio.to_thread(self._moved, text)
+            if moved is None:
+                raise
+            return moved
         key = urn.equivalence_key()
         row = await self.store.resolution_row_async(key)
         if row is None:
+            moved = await asyncio.to_thread(self._moved, text)
+            if moved is not None:
+                return moved
             return await asyncio.to_thread(self._elsewhere, urn, client)
         self.tally.add(row[3])
         if row[4] is not None:
@@ -119,6 +135,57 @@ class ResolutionService:
         if redirect is None:
             return await asyncio.to_thread(self._from_record, urn, key, row, client)
         return redirect if row[4] is None else replace(redirect, routed=True)
+
+    def pasted(self, text: str) -> str | None:
+        """The URN that ``text``, not registered as given, names once cleaned of what pasting
+        adds (:func:`urnkit.pasted.cleaned`): the record's URN as registered, or the cleaned
+        text when another resolver takes it or records carry it; None when the text is
+        registered as given, or cleaning changes nothing or finds nothing. Components (from
+        the first ``?``) are left out of both.
+        """
+        name = text.partition("?")[0]
+        try:
+            if self.store.resolution_row(parse_urn(name).equivalence_key()) is not None:
+                return None
+        except InvalidURNError:
+            pass
+        candidate = cleaned(name)
+        if candidate == name:
+            return None
+        try:
+            urn = parse_urn(candidate)
+        except InvalidURNError:
+            return None
+        key = urn.equivalence_key()
+        if self.store.resolution_row(key) is not None:
+            with self.store.snapshot() as tx:
+                record = tx.records.get(key)
+            return None if record is None else record.urn
+        try:
+            self.forwarding.target(urn)
+        except NotFoundError:
+            if urn.nid.lower() == "nbn":
+                return None
+            with self.store.snapshot() as tx:
+                if not tx.identifiers.carriers(key, 1):
+                    return None
+        return candidate
+
+    def _parsed(self, text: str) -> URN | Resolution:
+        """``text`` as a URN or, when it is none, the pasted URN it names (``moved``);
+        :class:`~urnkit.resolver.domain.InvalidURNError` when it names none."""
+        try:
+            return parse_urn(text)
+        except InvalidURNError:
+            moved = self._moved(text)
+            if moved is None:
+                raise
+            return moved
+
+    def _moved(self, text: str) -> Resolution | None:
+        """``moved`` to the URN :meth:`pasted` finds in ``text``, if any."""
+        found = self.pasted(text)
+        return None if found is None else Resolution("moved", parse_urn(found), target=found)
 
     def _routed(self, row: ResolutionRow, client: str | None) -> ResolutionRow:
         """``row`` with the targets a client at ``client`` may use (its ``restricted``: every

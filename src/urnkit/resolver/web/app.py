@@ -52,6 +52,7 @@ from urnkit.resolver.web.routes import (
     records,
     resolve,
     search,
+    site,
     staff,
     statistics,
 )
@@ -70,6 +71,7 @@ ROUTERS = (
     harvest,
     oai,
     pages,
+    site,
     staff,
     metrics,
     health,
