@@ -32,6 +32,7 @@ LEADING = "(<[{\"'\u00ab\u201c\u2018"
 _ENCODED = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 _CLEANED_ANYWHERE = frozenset(INVISIBLE + DASHES)
 _CLEANED_AT_ENDS = frozenset(WHITESPACE + TRAILING + LEADING)
+_TAKEN_AT_ENDS = _CLEANED_AT_ENDS | frozenset(INVISIBLE)  # a dash stays, as "-"
 
 
 def cleaned(text: str) -> str:
@@ -86,7 +87,7 @@ def _decode_at_end(
     pieces: list[tuple[str, str]], decoded: list[bool], order: Iterator[int]
 ) -> None:
     for index in order:
-        if pieces[index][0] not in _CLEANED_ANYWHERE | _CLEANED_AT_ENDS:
+        if pieces[index][0] not in _TAKEN_AT_ENDS:
             return
         decoded[index] = True
 
