@@ -19,7 +19,7 @@ nothing half done.
 >>> resolution = services.resolution.resolve("urn:nbn:FI:DEMO-1?=page=2")
 >>> resolution.kind, resolution.target
 ('redirect', 'https://example.org/1?page=2')
->>> services.resolution.resolve("urn:nbn:fi:demo\u20101.\u200b").target  # pasted from a PDF
+>>> services.resolution.pasted("urn:nbn:fi:demo\u20101.\u200b")  # pasted from a PDF
 'URN:NBN:fi:demo-1'
 
 The modules beside the areas: :mod:`~urnkit.resolver.services.rfc2483` (RFC 2483's requests),

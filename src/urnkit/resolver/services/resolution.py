@@ -10,6 +10,7 @@ from urnkit.pasted import cleaned
 from urnkit.resolver.domain import (
     InvalidURNError,
     NotFoundError,
+    PastedURNError,
     Record,
     client_address,
     parse_urn,
@@ -29,9 +30,7 @@ from urnkit.urn import URN
 @dataclass(frozen=True, slots=True)
 class Resolution:
     """What resolving a URN gives: a ``redirect`` to ``target``, a ``surrogate`` page of the
-    record's metadata (RFC 8458 §4.5), ``gone`` (deactivated) naming its successors, or
-    ``moved``: the text, not registered as given, is a pasted URN whose ``target`` is the
-    URN to answer (:meth:`ResolutionService.pasted`).
+    record's metadata (RFC 8458 §4.5), or ``gone`` (deactivated) naming its successors.
     ``alternates`` are the URLs a redirect could lead to, best first (``target`` is the first),
     ``media_types`` the media type of each where the record gives any (else empty);
     ``predecessors`` the URNs of the deactivated records naming this one as a successor. The
@@ -42,7 +41,7 @@ class Resolution:
     ``via`` that URN as the one record's URN does (``urn``), or, carried by several, gives
     their URNs as ``choices``, oldest first, each with its title (if any)."""
 
-    kind: Literal["redirect", "surrogate", "gone", "choices", "moved"]
+    kind: Literal["redirect", "surrogate", "gone", "choices"]
     urn: URN
     target: str | None = None
     key: str = ""
@@ -86,16 +85,15 @@ class ResolutionService:
         the client's address, which locations restricted to networks are judged by.
 
         Raises :class:`~urnkit.resolver.domain.InvalidURNError` or
-        :class:`~urnkit.resolver.domain.NotFoundError`.
+        :class:`~urnkit.resolver.domain.NotFoundError`; :class:`PastedURNError` when the text,
+        not registered as given, names a URN that is once cleaned of what pasting adds.
         """
         urn = self._parsed(text)
-        if isinstance(urn, Resolution):
-            return urn
         key = urn.equivalence_key()
         row = self.store.resolution_row(key)
         if row is None:
-            moved = self._moved(text)
-            return self._elsewhere(urn, client) if moved is None else moved
+            self._pasted(text)
+            return self._elsewhere(urn, client)
         self.tally.add(row[3])
         if row[4] is not None:
             if not self.networks.fresh():
@@ -115,16 +113,12 @@ class ResolutionService:
         try:
             urn = parse_urn(text)
         except InvalidURNError:
-            moved = await asyncio.to_thread(self._moved, text)
-            if moved is None:
-                raise
-            return moved
+            await asyncio.to_thread(self._pasted, text)
+            raise
         key = urn.equivalence_key()
         row = await self.store.resolution_row_async(key)
         if row is None:
-            moved = await asyncio.to_thread(self._moved, text)
-            if moved is not None:
-                return moved
+            await asyncio.to_thread(self._pasted, text)
             return await asyncio.to_thread(self._elsewhere, urn, client)
         self.tally.add(row[3])
         if row[4] is not None:
@@ -171,21 +165,21 @@ class ResolutionService:
                     return None
         return candidate
 
-    def _parsed(self, text: str) -> URN | Resolution:
-        """``text`` as a URN or, when it is none, the pasted URN it names (``moved``);
-        :class:`~urnkit.resolver.domain.InvalidURNError` when it names none."""
+    def _parsed(self, text: str) -> URN:
+        """``text`` as a URN; :class:`~urnkit.resolver.domain.InvalidURNError` when it is none
+        (:class:`PastedURNError` when it names one once cleaned: :meth:`_pasted`)."""
         try:
             return parse_urn(text)
         except InvalidURNError:
-            moved = self._moved(text)
-            if moved is None:
-                raise
-            return moved
+            self._pasted(text)
+            raise
 
-    def _moved(self, text: str) -> Resolution | None:
-        """``moved`` to the URN :meth:`pasted` finds in ``text``, if any."""
+    def _pasted(self, text: str) -> None:
+        """:class:`PastedURNError` if ``text``, not registered as given, names a URN that is
+        once cleaned (:meth:`pasted`)."""
         found = self.pasted(text)
-        return None if found is None else Resolution("moved", parse_urn(found), target=found)
+        if found is not None:
+            raise PastedURNError(text.partition("?")[0], found)
 
     def _routed(self, row: ResolutionRow, client: str | None) -> ResolutionRow:
         """``row`` with the targets a client at ``client`` may use (its ``restricted``: every

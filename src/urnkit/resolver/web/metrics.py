@@ -38,9 +38,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from urnkit.resolver.services import Services
 
-Outcome = Literal[
-    "redirect", "surrogate", "gone", "choices", "moved", "not_found", "invalid", "error"
-]
+Outcome = Literal["redirect", "surrogate", "gone", "choices", "not_found", "invalid", "error"]
 RESOLUTION_ROUTE = "/{urn:path}"
 # The status class of each outcome's response (GET /{urn}, web/routes/resolve.py).
 _STATUS_CLASS: dict[str, str] = {
@@ -48,7 +46,6 @@ _STATUS_CLASS: dict[str, str] = {
     "surrogate": "2xx",
     "gone": "4xx",
     "choices": "3xx",
-    "moved": "3xx",  # a pasted URN, to its record (docs/resolution.md, "Pasted URNs")
     "not_found": "4xx",
     "invalid": "4xx",
     "error": "5xx",
@@ -113,8 +110,8 @@ class Metrics(Collector):
         yield requests
         resolutions = CounterMetricFamily(
             "urnkit_resolutions",
-            "Resolutions (GET /{urn}) by outcome: redirect, surrogate, gone, choices, moved, "
-            "not_found, invalid, error",
+            "Resolutions (GET /{urn}) by outcome: redirect, surrogate, gone, not_found, invalid, "
+            "error",
             labels=["outcome"],
         )
         for outcome, count in sorted(self.resolutions.items()):
