@@ -30,7 +30,7 @@ from urnkit.resolver.domain import (
     shown_document,
     withheld,
 )
-from urnkit.resolver.services.shapes import record_json
+from urnkit.resolver.representations.shapes import record_json
 from urnkit.resolver.store.queries.links import resolution_targets, restricted_targets
 
 Range = ipaddress.IPv4Network | ipaddress.IPv6Network

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from services_support import HERE, THERE, Principals
 
 from urnkit.resolver.domain import ConflictError, Location, NotFoundError, UnacceptableError
+from urnkit.resolver.representations.shapes import record_json
 from urnkit.resolver.services import Services
-from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store
 
 DB_SETTINGS = settings(

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from urnkit.resolver.domain import Location, Record
-from urnkit.resolver.domain.dublin_core import (
+from urnkit.resolver.representations.dublin_core import (
     ELEMENTS,
     OAI_PMH,
     metadata_from_oai_dc,
@@ -150,6 +150,7 @@ VALUES = st.one_of(
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(NAMES, VALUES), max_size=5))
+@example([("verb", "ListRecords"), ("metadataPrefix", "\x1f")])
 def test_every_request_gets_an_oai_pmh_document(
     repository: Repository, arguments: list[tuple[str, str]]
 ) -> None:
@@ -202,3 +203,18 @@ def test_a_list_in_epicur_continues_in_epicur(repository: Repository) -> None:
             break
         arguments = [("verb", "ListRecords"), ("resumptionToken", token)]
     assert formats == [epicur] * 5
+
+
+@pytest.mark.parametrize("character", ["\x1f", "\x00", "\ufffe"])
+def test_an_argument_xml_cannot_hold_is_a_bad_argument(
+    repository: Repository, character: str
+) -> None:
+    # OAI-PMH 2.0 §3.2: the request element echoes only legal arguments, and XML 1.0 §2.2
+    # cannot hold these characters: the answer is badArgument, without attributes.
+    root = ET.fromstring(
+        repository.respond(
+            [("verb", "ListRecords"), ("metadataPrefix", f"oai{character}dc")], "http://x/oai"
+        )
+    )
+    assert root.find(f"{{{OAI_PMH}}}error").get("code") == "badArgument"  # type: ignore[union-attr]
+    assert root.find(f"{{{OAI_PMH}}}request").attrib == {}  # type: ignore[union-attr]

@@ -39,11 +39,11 @@ from urnkit.resolver.domain import (
     UnacceptableError,
     merge_patch,
 )
+from urnkit.resolver.representations.shapes import record_json
 from urnkit.resolver.services import Services
 from urnkit.resolver.services import records as records_module
 from urnkit.resolver.services.locations import LocationEdit
 from urnkit.resolver.services.records import MAX_BATCH, MAX_GENERATE
-from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store
 from urnkit.urn import URN
 

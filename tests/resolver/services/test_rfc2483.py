@@ -24,8 +24,8 @@ from resolver_support import (
 )
 from rfc2483_support import locations, rel, urls
 
-from urnkit.resolver.domain.dublin_core import DC, OAI_DC
-from urnkit.resolver.services.rfc2483 import ALIASES, REQUESTS
+from urnkit.resolver.representations.dublin_core import DC, OAI_DC
+from urnkit.resolver.representations.rfc2483 import ALIASES, REQUESTS
 from urnkit.resolver.store import Store
 
 URI_LIST = "text/uri-list"

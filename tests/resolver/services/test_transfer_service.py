@@ -29,10 +29,10 @@ from urnkit.resolver.domain import (
     Record,
     UnacceptableError,
 )
+from urnkit.resolver.representations.shapes import record_json
 from urnkit.resolver.services import Services
 from urnkit.resolver.services.prefetch import made_elsewhere, read_ahead
 from urnkit.resolver.services.rows import csv_rows
-from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.services.transfer import FORMULA_STARTS, export_lines
 from urnkit.resolver.store import Store, links, url_hash
 

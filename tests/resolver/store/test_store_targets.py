@@ -12,7 +12,7 @@ from resolver_support import mark_links
 from store_support import add_organisation, downgrade, sample_record
 
 from urnkit.resolver.domain import Location, Record
-from urnkit.resolver.services.shapes import record_json
+from urnkit.resolver.representations.shapes import record_json
 from urnkit.resolver.store import (
     SqliteStagedImport,
     StagedImport,

@@ -36,7 +36,7 @@ from resolver_support import (
 )
 from rfc2483_support import links, locations, parse_links, rel, urls
 
-from urnkit.resolver.services.rfc2483 import accept_header, link_header, negotiate, quality
+from urnkit.resolver.representations.rfc2483 import accept_header, link_header, negotiate, quality
 from urnkit.resolver.store import Store
 
 # --- negotiation on /{urn} -------------------------------------------------------------------

@@ -36,8 +36,8 @@ from resolver_support import (
 from rfc2483_support import locations, parse_links, rel, urls
 
 from urnkit.resolver.domain import Location, media_type_of
-from urnkit.resolver.domain.dublin_core import OAI_DC
-from urnkit.resolver.services.signposting import (
+from urnkit.resolver.representations.dublin_core import OAI_DC
+from urnkit.resolver.representations.signposting import (
     Link,
     linkset,
     schema_org_type,

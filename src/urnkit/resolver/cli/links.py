@@ -80,7 +80,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from urnkit.resolver.services.shapes import broken_link_json
+    from urnkit.resolver.representations.shapes import broken_link_json
 
     found = [broken_link_json(b) for b in services_for(args).links.broken_links(args.owner)]
     kind = args.format or ("json" if args.output.lower().endswith(".json") else "csv")

@@ -16,10 +16,10 @@
 * :mod:`~urnkit.resolver.domain.identifiers`: the other identifiers a record carries
   (``metadata.identifiers``, ``metadata.local_id``).
 * :mod:`~urnkit.resolver.domain.errors`: the refusals, each with its RFC 9457 problem.
-* :mod:`~urnkit.resolver.domain.dublin_core`: records as simple Dublin Core (``oai_dc``).
-* :mod:`~urnkit.resolver.domain.epicur`: xepicur (``epicur``), URN deliveries read and written.
+* :mod:`~urnkit.resolver.domain.descriptions`: what RFC 2483's answers know of a URN.
 
-The names of all but the last two are importable from here.
+The names of all but the last are importable from here. The outward formats (Dublin Core,
+epicur, JSON, linksets, …) are :mod:`~urnkit.resolver.representations`.
 
 >>> from urnkit.resolver.domain import prefix_of
 >>> prefix_of("URN:NBN:FI:Demo-123")

@@ -181,7 +181,7 @@ def withheld(record: Record, reader: Reader) -> tuple[str, ...]:
 
 
 def shown_document(document: Mapping[str, Any], reader: Reader) -> dict[str, Any]:
-    """A record as the API shows it (``services.shapes.record_json``, a history entry's
+    """A record as the API shows it (``representations.shapes.record_json``, a history entry's
     record) without the locations ``reader`` may not see (each held by its ``organisation``,
     or by the record's ``owner`` when it names none).
 

@@ -22,11 +22,11 @@ nothing half done.
 >>> services.resolution.pasted("urn:nbn:fi:demo\u20101.\u200b")  # pasted from a PDF
 'URN:NBN:fi:demo-1'
 
-The modules beside the areas: :mod:`~urnkit.resolver.services.rfc2483` (RFC 2483's requests),
-:mod:`~urnkit.resolver.services.harvest` and :mod:`~urnkit.resolver.services.oai_repository`
-(OAI-PMH), :mod:`~urnkit.resolver.services.link_checker`,
-:mod:`~urnkit.resolver.services.discovery` (DNS NAPTR), :mod:`~urnkit.resolver.services.shapes`
-(what the API shows).
+The modules beside the areas: :mod:`~urnkit.resolver.services.descriptions` (the reads
+behind RFC 2483's requests), :mod:`~urnkit.resolver.services.harvest` and
+:mod:`~urnkit.resolver.services.oai_repository` (OAI-PMH),
+:mod:`~urnkit.resolver.services.link_checker`, :mod:`~urnkit.resolver.services.discovery`
+(DNS NAPTR). What they return is written out by :mod:`~urnkit.resolver.representations`.
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from urnkit.resolver.domain import (
     parse_urn,
     prefix_of,
 )
+from urnkit.resolver.representations.shapes import record_json
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.admin import organisation_id
 from urnkit.resolver.services.locations import (
@@ -38,7 +39,6 @@ from urnkit.resolver.services.locations import (
     with_own_locations,
 )
 from urnkit.resolver.services.records import actor_of, check_restrictions
-from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
 
 

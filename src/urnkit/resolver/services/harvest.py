@@ -26,10 +26,10 @@ organisation's alone; on a record of another owner that granted it locations
 (``location_grants``), only those. Writing what is already stored writes nothing, so harvesting
 a feed again changes nothing.
 
-In ``epicur`` (xepicur, :mod:`~urnkit.resolver.domain.epicur`) each record's URN and URLs are
-applied as its update status says, under the same bounds; the records' metadata is not touched.
-A malformed epicur record, or one with a status that is unknown or not applied, is refused with
-the reason.
+In ``epicur`` (xepicur, :mod:`~urnkit.resolver.representations.epicur`) each record's URN and
+URLs are applied as its update status says, under the same bounds; the records' metadata is
+not touched. A malformed epicur record, or one with a status that is unknown or not applied,
+is refused with the reason.
 
 >>> urn_in("http://urn.fi/URN:NBN:fi-fe2010")
 'URN:NBN:fi-fe2010'
@@ -61,15 +61,16 @@ from urnkit.resolver.domain import (
     is_identifier,
     parse_urn,
 )
-from urnkit.resolver.domain.dublin_core import (
+from urnkit.resolver.domain.identifiers import IDENTIFIERS
+from urnkit.resolver.representations.dublin_core import (
     DC,
     OAI_DC,
     OAI_PMH,
     is_dublin_core_name,
     metadata_from_oai_dc,
 )
-from urnkit.resolver.domain.epicur import EpicurError, Status, apply_status, parse_epicur
-from urnkit.resolver.domain.identifiers import IDENTIFIERS
+from urnkit.resolver.representations.epicur import EpicurError, Status, apply_status, parse_epicur
+from urnkit.resolver.representations.shapes import record_json
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.admin import organisation_id
 from urnkit.resolver.services.locations import check_locations, with_own_locations
@@ -77,7 +78,6 @@ from urnkit.resolver.services.oai_feed import Bounds, Feed, HarvestError, Harves
 from urnkit.resolver.services.oai_repository import OAIError, parse_datestamp
 from urnkit.resolver.services.outbound import FetchGuard
 from urnkit.resolver.services.rows import FirstLines, Rules
-from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
 
 # OAI-PMH 2.0 §4.6's setSpec: colon-separated parts of unreserved URI characters.

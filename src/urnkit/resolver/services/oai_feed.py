@@ -26,7 +26,7 @@ from xml.etree import ElementTree as ET
 import httpx
 
 from urnkit.resolver.domain import HarvestSource, ResolverError
-from urnkit.resolver.domain.dublin_core import OAI_PMH
+from urnkit.resolver.representations.dublin_core import OAI_PMH
 from urnkit.resolver.services.outbound import FetchError, fetch
 
 GRANULARITIES = ("YYYY-MM-DD", "YYYY-MM-DDThh:mm:ssZ")

@@ -33,7 +33,8 @@ from datetime import UTC, datetime, timedelta
 from xml.etree import ElementTree as ET
 
 from urnkit.resolver.domain import InvalidURNError, Record, covers, parse_urn
-from urnkit.resolver.domain.dublin_core import (
+from urnkit.resolver.domain.xml_text import first_unfit
+from urnkit.resolver.representations.dublin_core import (
     OAI_DC,
     OAI_DC_SCHEMA,
     OAI_PMH,
@@ -41,7 +42,7 @@ from urnkit.resolver.domain.dublin_core import (
     XSI,
     oai_dc_element,
 )
-from urnkit.resolver.domain.epicur import EPICUR, EPICUR_SCHEMA, epicur_element
+from urnkit.resolver.representations.epicur import EPICUR, EPICUR_SCHEMA, epicur_element
 from urnkit.resolver.store import Store, now
 
 PAGE_SIZE = 100
@@ -226,6 +227,9 @@ class Repository:
                 raise OAIError("badArgument", f"the argument {name} is repeated")
             if name not in required | optional | {exclusive}:
                 raise OAIError("badArgument", f"{verb} takes no argument {name!r}")
+            unfit = first_unfit(value)
+            if unfit is not None:  # §3.2 echoes legal arguments; XML cannot hold this one
+                raise OAIError("badArgument", f"the argument {name} holds U+{ord(unfit):04X}")
             given[name] = value
         if exclusive in given:
             if len(given) > 1:

@@ -39,10 +39,10 @@ from urnkit.resolver.domain import (
     shown,
     shown_document,
 )
+from urnkit.resolver.representations.shapes import record_json
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.locations import check_locations, held_as_stored
 from urnkit.resolver.services.rows import FirstLines, equivalence_keys
-from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
 from urnkit.urn import URN
 

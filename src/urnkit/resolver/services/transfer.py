@@ -26,10 +26,10 @@ from urnkit.resolver.domain import (
     covers,
     normalize_prefix,
 )
+from urnkit.resolver.representations.shapes import record_json
 from urnkit.resolver.services.prefetch import cycles_uncollected, made_elsewhere, read_ahead
 from urnkit.resolver.services.records import RecordService, record_successions
 from urnkit.resolver.services.rows import FirstLines, Rules
-from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import (
     SqliteStagedImport,
     StagedImport,

@@ -52,6 +52,7 @@ from urnkit.resolver.domain import (
     parse_urn,
 )
 from urnkit.resolver.domain.changes import EMPTY
+from urnkit.resolver.representations.shapes import record_json
 from urnkit.resolver.services.locations import held_as_stored
 from urnkit.resolver.services.records import MAX_BATCH, MAX_NOTE, MAX_SUCCESSORS, RecordService
 from urnkit.resolver.services.rows import (
@@ -62,7 +63,6 @@ from urnkit.resolver.services.rows import (
     ndjson_rows,
     row_locations,
 )
-from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.store import Store, Transaction, now
 
 MAX_UPLOAD_BYTES = 10 * 2**20  # the largest file taken at once

@@ -29,6 +29,8 @@ from babel.dates import format_skeleton
 from babel.numbers import format_compact_decimal, format_decimal
 from markupsafe import Markup, escape
 
+from urnkit.resolver.domain.xml_text import NOT_XML
+
 WIDTH = 640  # the viewBox's units; the stylesheet scales the chart to the page
 LEFT, RIGHT, TOP, PLOT_HEIGHT = 72, 16, 12, 220  # the plot area's place in the viewBox
 AXIS_LABELS = 28  # below the plot: the days
@@ -47,7 +49,6 @@ MARKERS = (  # a shape a series, drawn around (x, y): circle, square, triangle, 
     "m0 4l4 -7h-8z",
 )
 _ID = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")  # XML 1.0 §2.2
 
 
 def capped(series: Mapping[str, list[int]], other: str) -> dict[str, list[int]]:
@@ -113,7 +114,7 @@ def _text(text: str, limit: int | None = None) -> Markup:
     """
     if limit is not None and len(text) > limit:
         text = text[: limit - 1] + "…"
-    return escape(_NOT_XML.sub("\ufffd", text))
+    return escape(NOT_XML.sub("\ufffd", text))
 
 
 def line_chart(

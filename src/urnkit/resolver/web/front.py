@@ -7,9 +7,14 @@ from collections.abc import Sequence
 from fastapi import Request, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from urnkit.resolver.representations.rfc2483 import (
+    accept_header,
+    link_header,
+    negotiate,
+    uri_reference,
+)
+from urnkit.resolver.representations.signposting import LINKSET, resolution_signposts
 from urnkit.resolver.services import Services
-from urnkit.resolver.services.rfc2483 import accept_header, link_header, negotiate, uri_reference
-from urnkit.resolver.services.signposting import LINKSET, resolution_signposts
 from urnkit.resolver.web.caching import NO_STORE
 from urnkit.resolver.web.deps import raw_urn
 from urnkit.resolver.web.metrics import Metrics
@@ -86,7 +91,7 @@ def redirect(
     ``cache_control`` says, varying by ``Accept`` (a client preferring JSON gets the record);
     with ``alternates`` (a record of ours, its equivalence key ``key``, not one forwarded) a
     ``Link`` header names them and the ``predecessors``, and gives the signposts the row
-    allows (:func:`~urnkit.resolver.services.signposting.resolution_signposts`: each item
+    allows (:func:`~urnkit.resolver.representations.signposting.resolution_signposts`: each item
     with its ``media_types``, if any). The headers are appended as they are sent: a headers=
     dict costs 6 µs more (Starlette encodes and inspects each entry)."""
     response = Response(status_code=302)

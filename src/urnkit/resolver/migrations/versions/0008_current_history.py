@@ -32,8 +32,8 @@ ONE_CURRENT = "a record has one history entry without a document, its newest"
 FREEZE_FIRST = (
     "the newest history entry of a record is given its document before the record changes"
 )
-# The columns a history document shows (services.shapes.record_json); the others (targets) are
-# derived from them and from link checks, and change without history.
+# The columns a history document shows (representations.shapes.record_json); the others
+# (targets) are derived from them and from link checks, and change without history.
 _RECORD_COLUMNS = "urn, status, metadata, successors, note, owner_id, created, updated"
 _CURRENT = "SELECT 1 FROM history WHERE record_id = {row} AND record IS NULL"
 _FROZEN = (

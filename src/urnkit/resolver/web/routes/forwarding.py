@@ -5,7 +5,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Response
 
 from urnkit.resolver.domain import COUNTRY_PATTERN
-from urnkit.resolver.services.shapes import forwarding_json
+from urnkit.resolver.representations.shapes import forwarding_json
 from urnkit.resolver.web.deps import AdminPrincipal, ServiceDep
 from urnkit.resolver.web.problems import AUTHENTICATED, problem_responses
 from urnkit.resolver.web.schemas import ForwardingIn, ForwardingOut

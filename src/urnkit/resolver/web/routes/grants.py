@@ -8,8 +8,8 @@ from urllib.parse import unquote
 from fastapi import APIRouter, Path, Response
 
 from urnkit.resolver.domain import Location
+from urnkit.resolver.representations.shapes import record_json
 from urnkit.resolver.services.grants import Grant
-from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.web.deps import AuthenticatedPrincipal, RawPathRoute, ServiceDep, URNPath
 from urnkit.resolver.web.problems import AUTHENTICATED, problem_responses
 from urnkit.resolver.web.schemas import GrantsOut, OwnLocationsIn, RecordOut

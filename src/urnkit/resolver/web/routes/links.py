@@ -4,7 +4,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from urnkit.resolver.services.shapes import broken_link_json
+from urnkit.resolver.representations.shapes import broken_link_json
 from urnkit.resolver.web.deps import AuthenticatedPrincipal, ServiceDep
 from urnkit.resolver.web.problems import AUTHENTICATED, problem_responses
 from urnkit.resolver.web.schemas import BrokenLinksOut

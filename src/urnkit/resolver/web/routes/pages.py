@@ -18,8 +18,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from urnkit.pasted import cleaned
 from urnkit.resolver.domain import InvalidURNError, UnacceptableError, is_identifier
+from urnkit.resolver.representations.shapes import record_json
 from urnkit.resolver.services.overview import MAX_STATISTICS_DAYS
-from urnkit.resolver.services.shapes import record_json
 from urnkit.resolver.web.deps import ServiceDep
 from urnkit.resolver.web.routes.search import SearchBy
 from urnkit.resolver.web.routes.statistics import STATISTICS_DAYS

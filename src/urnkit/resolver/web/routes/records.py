@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException
 
 from urnkit.resolver.domain import PREFIX_PATTERN, Location, Record
-from urnkit.resolver.services.shapes import history_json, record_json
+from urnkit.resolver.representations.shapes import history_json, record_json
 from urnkit.resolver.web.caching import REVALIDATE, validated
 from urnkit.resolver.web.deps import (
     OPTIONAL_TOKEN,

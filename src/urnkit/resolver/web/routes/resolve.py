@@ -29,23 +29,22 @@ from urnkit.resolver.domain import (
     parse_urn,
     with_q_component,
 )
-from urnkit.resolver.domain.dublin_core import oai_dc_xml
-from urnkit.resolver.services import Services
-from urnkit.resolver.services.resolution import Resolution
-from urnkit.resolver.services.rfc2483 import (
+from urnkit.resolver.domain.descriptions import Description
+from urnkit.resolver.representations.dublin_core import oai_dc_xml
+from urnkit.resolver.representations.rfc2483 import (
     ALIASES,
     LINKSET_SERVICE,
     REQUESTS,
-    Description,
-    Rfc2483Requests,
     accept_header,
+    equivalent,
     negotiate,
+    ranked,
     request_name,
     requested,
     uri_list,
 )
-from urnkit.resolver.services.shapes import history_json, record_json
-from urnkit.resolver.services.signposting import (
+from urnkit.resolver.representations.shapes import history_json, record_json
+from urnkit.resolver.representations.signposting import (
     ABOUT_PAGE,
     LINKSET,
     Link,
@@ -55,6 +54,9 @@ from urnkit.resolver.services.signposting import (
     record_signposts,
     script_json,
 )
+from urnkit.resolver.services import Services
+from urnkit.resolver.services.descriptions import Rfc2483Requests
+from urnkit.resolver.services.resolution import Resolution
 from urnkit.resolver.web.caching import NO_STORE, validated
 from urnkit.resolver.web.deps import client_of, decoded_if_whole, raw_urn
 from urnkit.resolver.web.front import (
@@ -253,10 +255,10 @@ def answer_service(request: Request, name: str, text: str) -> Response:
     if name in ("I2R", "I2Rs"):
         headers["Vary"] = "Accept"
     if name in ("I2L", "I2R"):
-        chosen = _acceptable(description, accept, ranked=name == "I2R")
+        chosen = _acceptable(description, accept, by_accept=name == "I2R")
         return _located(description, chosen, urn.q_component or "", headers)
     if name in ("I2Ls", "I2Rs"):
-        chosen = _acceptable(description, accept, ranked=name == "I2Rs")
+        chosen = _acceptable(description, accept, by_accept=name == "I2Rs")
         listed = _listed(description, chosen, urn.q_component or "", headers, name == "I2Ls")
         return validated(request, listed, description.modified)
     if name == "I2C":
@@ -275,12 +277,14 @@ def answer_service(request: Request, name: str, text: str) -> Response:
     return validated(request, _uri_list_response(related, headers), None)
 
 
-def _acceptable(description: Description, accept: MIMEAccept, ranked: bool) -> Sequence[Location]:
-    """The usable locations (I2L, I2Ls), or those ``accept`` takes, preferred first (``ranked``:
+def _acceptable(
+    description: Description, accept: MIMEAccept, by_accept: bool
+) -> Sequence[Location]:
+    """The usable locations (I2L, I2Ls), or those ``accept`` takes, preferred first (``by_accept``:
     I2R, I2Rs); :class:`NotAcceptableError` if it takes none of those there are."""
-    if not ranked:
+    if not by_accept:
         return description.usable
-    chosen = Rfc2483Requests.ranked(description, accept)
+    chosen = ranked(description, accept)
     if description.usable and not chosen:
         _not_acceptable(description)
     return chosen
@@ -366,7 +370,7 @@ async def uri_res_request(request: Request) -> Response:
             position=0,
         )
     if chosen == "I=I":
-        equal = Rfc2483Requests.equivalent(text)
+        equal = equivalent(text)
         return PlainTextResponse("true" if equal else "false")
     return await asyncio.to_thread(answer_service, request, chosen, text)
 

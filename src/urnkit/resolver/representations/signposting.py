@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from urnkit.resolver.domain import Location, Record, media_type_of
-from urnkit.resolver.domain.dublin_core import OAI_DC, dublin_core
-from urnkit.resolver.services.rfc2483 import uri_reference
+from urnkit.resolver.representations.dublin_core import OAI_DC, dublin_core
+from urnkit.resolver.representations.rfc2483 import uri_reference
 
 LINKSET = "application/linkset+json"  # RFC 9264 §4.2, §7.3
 SCHEMA_ORG = "https://schema.org/"

@@ -35,8 +35,8 @@ from dataclasses import dataclass, replace
 from typing import Literal
 from xml.etree import ElementTree as ET
 
-from urnkit.resolver.domain.dublin_core import XSI
 from urnkit.resolver.domain.records import Location, Record
+from urnkit.resolver.representations.dublin_core import XSI
 
 EPICUR = "urn:nbn:de:1111-2004033116"
 EPICUR_SCHEMA = "http://www.persistent-identifier.de/xepicur/version1.0/xepicur.xsd"
@@ -104,7 +104,7 @@ def parse_epicur(root: ET.Element) -> Delivery:
     >>> parse_epicur(ET.fromstring(f'<epicur xmlns="{EPICUR}"/>'))
     Traceback (most recent call last):
     ...
-    urnkit.resolver.domain.epicur.EpicurError: epicur has no administrative_data/delivery/...
+    urnkit.resolver.representations.epicur.EpicurError: epicur has no administrative_data/...
     """
     if root.tag != _tag("epicur"):
         raise EpicurError(f"the metadata is {root.tag}, not an epicur element ({EPICUR})")

@@ -1,5 +1,5 @@
-"""Records as simple Dublin Core (``urnkit.resolver.domain.dublin_core``): the ``oai_dc`` format
-of OAI-PMH 2.0, which the RFC 2483 I2C services and the OAI-PMH interface give."""
+"""Records as simple Dublin Core (``urnkit.resolver.representations.dublin_core``): the
+``oai_dc`` format of OAI-PMH 2.0, which the RFC 2483 I2C services and the OAI-PMH interface give."""
 
 from __future__ import annotations
 
@@ -11,7 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from urnkit.resolver.domain import Location, Record
-from urnkit.resolver.domain.dublin_core import DC, ELEMENTS, OAI_DC, dublin_core, oai_dc_xml
+from urnkit.resolver.representations.dublin_core import (
+    DC,
+    ELEMENTS,
+    OAI_DC,
+    dublin_core,
+    oai_dc_xml,
+)
 
 MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -1,6 +1,6 @@
-"""xepicur (``urnkit.resolver.domain.epicur``), by property: a record written as epicur reads
-back; each update status applied twice is applied once; whatever XML comes in named like
-epicur, it is read or refused with a reason, never anything else.
+"""xepicur (``urnkit.resolver.representations.epicur``), by property: a record written as
+epicur reads back; each update status applied twice is applied once; whatever XML comes in
+named like epicur, it is read or refused with a reason, never anything else.
 
 The format is DNB's xepicur (namespace urn:nbn:de:1111-2004033116; reference description at
 https://www.persistent-identifier.de/?link=210, schema xepicur.xsd version 1.0).
@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from urnkit.resolver.domain import Location, Record
-from urnkit.resolver.domain.epicur import (
+from urnkit.resolver.representations.epicur import (
     EPICUR,
     STATUSES,
     EpicurError,
