@@ -357,3 +357,24 @@ def test_too_many_header_fields_are_refused_through_the_site(deployment: Deploym
         answer = client.get("/api/v1/prefixes", headers={"x-long": "a" * 9000})
         assert answer.status_code == 400
         assert "Request Header Or Cookie Too Large" in answer.text
+
+
+def test_readers_paths_pass_the_site_as_they_were_sent(deployment: Deployment) -> None:
+    # issue 32 points 4 and 6: nginx passes the URI as sent (proxy_pass without a URI), so a
+    # pasted URN, a double-prefixed Czech form and the ordinary paths reach urnkit unchanged.
+    urn = f"urn:nbn:fi:test-{secrets.token_hex(4)}"
+    with (
+        deployment.client(deployment.https, authorized=True) as writer,
+        deployment.client(deployment.https) as reader,
+    ):
+        _put(writer, urn, "https://example.org/pasted")
+        for form in (
+            f"/{urn}.%E2%80%8B",
+            f"/{urn}%C2%A0",
+            f"/http://resolver.nkp.cz/web/urn/{urn}",
+        ):
+            moved = reader.get(form)
+            assert moved.status_code == 301, form
+            assert moved.headers["location"] == f"/{urn}", form
+        assert reader.get("/robots.txt").text.startswith("# urnkit")
+        assert reader.get("/favicon.ico").headers["content-type"] == "image/vnd.microsoft.icon"

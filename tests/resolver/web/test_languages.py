@@ -346,6 +346,9 @@ def test_problem_details_stay_english(anonymous: httpx.Client, unique: str) -> N
         assert page(shown).lang == accept_language
         assert '<p lang="en">Not found: ' in shown.text  # the heading in the reader's words
         assert "<h1>404 Not found</h1>" not in shown.text
+        # issue 32: a URN's 404 page is the reader's; the problem's detail on it stays English
+        assert '<h1 lang="en">' not in shown.text
+        assert '<p lang="en">' in shown.text
     english = anonymous.get(f"/{urn}", headers={"Accept": BROWSER})
     assert page(english).lang == "en"
     assert "Problem details are given in English" not in english.text  # said in the others

@@ -89,6 +89,16 @@ class NotFoundError(ResolverError):
     title = "Not found"
 
 
+class PastedURNError(NotFoundError):
+    """Nothing is registered under the text as given, but under the URN it names once cleaned
+    of what pasting adds (``urn``, as registered): answered ``301`` to ``/{urn}``
+    (docs/resolution.md, "Pasted URNs")."""
+
+    def __init__(self, text: str, urn: str) -> None:
+        super().__init__(f"{text!r} is not registered; {urn} is", urn=urn)
+        self.urn = urn
+
+
 class ConflictError(ResolverError):
     """The request contradicts what is stored (e.g. writing to a deactivated URN)."""
 

@@ -19,6 +19,8 @@ nothing half done.
 >>> resolution = services.resolution.resolve("urn:nbn:FI:DEMO-1?=page=2")
 >>> resolution.kind, resolution.target
 ('redirect', 'https://example.org/1?page=2')
+>>> services.resolution.pasted("urn:nbn:fi:demo\u20101.\u200b")  # pasted from a PDF
+'URN:NBN:fi:demo-1'
 
 The modules beside the areas: :mod:`~urnkit.resolver.services.descriptions` (the reads
 behind RFC 2483's requests), :mod:`~urnkit.resolver.services.harvest` and

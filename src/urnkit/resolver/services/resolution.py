@@ -6,8 +6,11 @@ import asyncio
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from urnkit.pasted import cleaned
 from urnkit.resolver.domain import (
+    InvalidURNError,
     NotFoundError,
+    PastedURNError,
     Record,
     client_address,
     parse_urn,
@@ -82,12 +85,14 @@ class ResolutionService:
         the client's address, which locations restricted to networks are judged by.
 
         Raises :class:`~urnkit.resolver.domain.InvalidURNError` or
-        :class:`~urnkit.resolver.domain.NotFoundError`.
+        :class:`~urnkit.resolver.domain.NotFoundError`; :class:`PastedURNError` when the text,
+        not registered as given, names a URN that is once cleaned of what pasting adds.
         """
-        urn = parse_urn(text)
+        urn = self._parsed(text)
         key = urn.equivalence_key()
         row = self.store.resolution_row(key)
         if row is None:
+            self._pasted(text)
             return self._elsewhere(urn, client)
         self.tally.add(row[3])
         if row[4] is not None:
@@ -105,10 +110,15 @@ class ResolutionService:
         the rarer surrogate and gone answers, forwarding, and reading the networks when they
         are old, run in a worker thread. A record without restricted locations (its
         ``records.restricted`` NULL) is redirected without looking at the client."""
-        urn = parse_urn(text)
+        try:
+            urn = parse_urn(text)
+        except InvalidURNError:
+            await asyncio.to_thread(self._pasted, text)
+            raise
         key = urn.equivalence_key()
         row = await self.store.resolution_row_async(key)
         if row is None:
+            await asyncio.to_thread(self._pasted, text)
             return await asyncio.to_thread(self._elsewhere, urn, client)
         self.tally.add(row[3])
         if row[4] is not None:
@@ -119,6 +129,57 @@ class ResolutionService:
         if redirect is None:
             return await asyncio.to_thread(self._from_record, urn, key, row, client)
         return redirect if row[4] is None else replace(redirect, routed=True)
+
+    def pasted(self, text: str) -> str | None:
+        """The URN that ``text``, not registered as given, names once cleaned of what pasting
+        adds (:func:`urnkit.pasted.cleaned`): the record's URN as registered, or the cleaned
+        text when another resolver takes it or records carry it; None when the text is
+        registered as given, or cleaning changes nothing or finds nothing. Components (from
+        the first ``?``) are left out of both.
+        """
+        name = text.partition("?")[0]
+        try:
+            if self.store.resolution_row(parse_urn(name).equivalence_key()) is not None:
+                return None
+        except InvalidURNError:
+            pass
+        candidate = cleaned(name)
+        if candidate == name:
+            return None
+        try:
+            urn = parse_urn(candidate)
+        except InvalidURNError:
+            return None
+        key = urn.equivalence_key()
+        if self.store.resolution_row(key) is not None:
+            with self.store.snapshot() as tx:
+                record = tx.records.get(key)
+            return None if record is None else record.urn
+        try:
+            self.forwarding.target(urn)
+        except NotFoundError:
+            if urn.nid.lower() == "nbn":
+                return None
+            with self.store.snapshot() as tx:
+                if not tx.identifiers.carriers(key, 1):
+                    return None
+        return candidate
+
+    def _parsed(self, text: str) -> URN:
+        """``text`` as a URN; :class:`~urnkit.resolver.domain.InvalidURNError` when it is none
+        (:class:`PastedURNError` when it names one once cleaned: :meth:`_pasted`)."""
+        try:
+            return parse_urn(text)
+        except InvalidURNError:
+            self._pasted(text)
+            raise
+
+    def _pasted(self, text: str) -> None:
+        """:class:`PastedURNError` if ``text``, not registered as given, names a URN that is
+        once cleaned (:meth:`pasted`)."""
+        found = self.pasted(text)
+        if found is not None:
+            raise PastedURNError(text.partition("?")[0], found)
 
     def _routed(self, row: ResolutionRow, client: str | None) -> ResolutionRow:
         """``row`` with the targets a client at ``client`` may use (its ``restricted``: every

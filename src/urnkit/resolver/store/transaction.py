@@ -14,6 +14,7 @@ from urnkit.resolver.store.queries.forwarding import ForwardingTable
 from urnkit.resolver.store.queries.grants import Grants
 from urnkit.resolver.store.queries.identifiers import Identifiers
 from urnkit.resolver.store.queries.links import Links
+from urnkit.resolver.store.queries.neighbours import Neighbours
 from urnkit.resolver.store.queries.networks import Networks
 from urnkit.resolver.store.queries.oai import OAI
 from urnkit.resolver.store.queries.organisations import Organisations
@@ -52,6 +53,7 @@ class Transaction:
     links = _Area(Links)  # link checking, and the resolution targets it changes
     successions = _Area(Successions)  # who succeeds whom
     identifiers = _Area(Identifiers)  # the other identifiers records carry
+    neighbours = _Area(Neighbours)  # the URNs nearest a text, for the 404 page
     oai = _Area(OAI)  # harvest sources and their items, records by datestamp
     forwarding = _Area(ForwardingTable)  # the forwarding table to national resolvers
     statistics = _Area(Statistics)  # resolution counts, record counts

@@ -19,7 +19,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp
 
-from urnkit.resolver.domain import ResolverError, UnavailableError
+from urnkit.resolver.domain import NotFoundError, ResolverError, UnavailableError
 from urnkit.resolver.domain.versions import web_archives
 from urnkit.resolver.services import Services
 from urnkit.resolver.services.discovery import Discovery
@@ -35,6 +35,7 @@ from urnkit.resolver.web.caching import CachePolicy, cache_controlled
 from urnkit.resolver.web.front import redirect_front
 from urnkit.resolver.web.limits import body_limits, header_limits
 from urnkit.resolver.web.metrics import Metrics
+from urnkit.resolver.web.not_found import not_found
 from urnkit.resolver.web.problems import http_error, invalid_request, refusal
 from urnkit.resolver.web.proxies import trusted_networks, trusting
 from urnkit.resolver.web.routes import (
@@ -53,6 +54,7 @@ from urnkit.resolver.web.routes import (
     records,
     resolve,
     search,
+    site,
     staff,
     statistics,
     time_travel,
@@ -73,6 +75,7 @@ ROUTERS = (
     harvest,
     oai,
     pages,
+    site,
     staff,
     metrics,
     health,
@@ -151,6 +154,7 @@ def create_app(
     app.add_middleware(body_limits, services=services)
     app.add_middleware(counters.middleware)
     app.exception_handler(ResolverError)(refusal)
+    app.exception_handler(NotFoundError)(not_found)  # a URN not found: a page that helps
     app.exception_handler(RequestValidationError)(invalid_request)
     app.exception_handler(HTTPException)(http_error)
     app.exception_handler(StaffRedirect)(redirected)

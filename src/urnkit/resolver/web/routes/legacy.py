@@ -4,16 +4,20 @@ form (docs/resolution.md, "Stable URLs"):
 
 * ``/resolve?urn={urn}``, ``/resolver?urn={urn}``, ``/?identifier={urn}`` (either name on
   any of the three paths: resolvers have used both);
-* ``/redirect/{urn}``, ``/urn/{urn}``;
+* ``/redirect/{urn}``, ``/urn/{urn}``, and the Czech resolver's ``/web/urn/{urn}``;
 * another resolver's URL around any of these, or around a URN, as clients that prefix a
   resolver's address to a resolver URL make them: ``/https://nbn-resolving.org/urn:nbn:de:…``,
   ``/http://urn.fi/URN:NBN:fi:…`` (also with the double slash folded to one, as some proxies do).
 
 A URN is taken as sent (a value percent-encoded whole, ``urn%3A…``, decoded once, as on the
 canonical path); what follows a path's URN (a q- or r-component, an RFC 2483 service) goes
-along. Anything that does not name a URN is left to the other routes.
+along. A URN not registered as sent but as pasted text cleaned
+(:meth:`~urnkit.resolver.services.resolution.ResolutionService.pasted`) is led to straight
+away, in one redirect. Anything that does not name a URN, even cleaned, is left to the other
+routes.
 """
 
+import asyncio
 import re
 from urllib.parse import unquote
 
@@ -22,11 +26,13 @@ from starlette.responses import Response
 from starlette.routing import Match, Route
 from starlette.types import Scope
 
+from urnkit.pasted import cleaned
+from urnkit.resolver.services import Services
 from urnkit.resolver.web.deps import decoded_if_whole
 
 _QUERY_PATHS = ("/", "/resolve", "/resolver", "/resolve/", "/resolver/")
 _QUERY_NAMES = ("urn", "identifier")
-_PATH_PREFIXES = ("/redirect/", "/urn/")
+_PATH_PREFIXES = ("/redirect/", "/urn/", "/web/urn/")
 # A resolver's address at the start of a path: scheme, one or two slashes, host[:port].
 _RESOLVER_ADDRESS = re.compile(r"/https?:/{1,2}[^/?#]+", re.IGNORECASE)
 _MAX_NESTED = 3  # resolver addresses around one another, at most
@@ -42,6 +48,8 @@ def canonical_target(path: str, query: str) -> str | None:
     '/urn:nbn:de:101-1'
     >>> canonical_target("/http:/urn.fi/URN:NBN:fi-fe1", "=q"), canonical_target("/urn:x:y", "")
     ('/URN:NBN:fi-fe1?=q', None)
+    >>> canonical_target("/http://resolver.nkp.cz/web/urn/urn:nbn:cz:nk-1", "")
+    '/urn:nbn:cz:nk-1'
     """
     nested = 0
     while nested < _MAX_NESTED and (address := _RESOLVER_ADDRESS.match(path)) is not None:
@@ -64,6 +72,8 @@ def canonical_target(path: str, query: str) -> str | None:
 
 
 def _is_urn(text: str) -> bool:
+    """Whether ``text`` is a URN, perhaps as pasted (:func:`~urnkit.pasted.cleaned`)."""
+    text = cleaned(text)
     return text[:4].lower() == "urn:" and len(text) > 4
 
 
@@ -89,9 +99,16 @@ class _LegacyRoute(Route):
 
 async def moved(request: Request) -> Response:
     """``301`` to the canonical URL, cacheable as long as an answer that depends on the URL
-    alone (``cache_invalid``): the mapping never changes."""
+    alone (``cache_invalid``): the mapping never changes; to a pasted URN's record, as long as
+    a resolution's redirect (the register may change)."""
     cache_control = request.app.state.cache.header(301).decode()
     location = request.path_params["target"]
+    urn, mark, after = location[1:].partition("?")
+    services: Services = request.app.state.services
+    found = await asyncio.to_thread(services.resolution.pasted, urn)
+    if found is not None:
+        location = f"/{found}{mark}{after}"
+        cache_control = request.app.state.cache.header(302).decode()
     headers = {"Location": location, "Cache-Control": cache_control}
     return Response(status_code=301, headers=headers)
 

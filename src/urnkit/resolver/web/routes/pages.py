@@ -14,8 +14,9 @@ layer these routes only read the request, call the service and render what it re
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from urnkit.pasted import cleaned
 from urnkit.resolver.domain import InvalidURNError, UnacceptableError, is_identifier
 from urnkit.resolver.representations.shapes import record_json
 from urnkit.resolver.services.overview import MAX_STATISTICS_DAYS
@@ -52,10 +53,15 @@ def search(
     q: Annotated[str, Query(max_length=4000)] = "",
     by: Literal["auto", "urn", "url", "title", "identifier"] = "auto",
     cursor: Annotated[str | None, Query(pattern=r"^[0-9]{1,18}$")] = None,
-) -> HTMLResponse:
+) -> Response:
     """Records by URN (equivalence), by location URL (reverse lookup), by title or by an
-    identifier they carry."""
+    identifier they carry; a URN not registered as given but as pasted text cleaned
+    (docs/resolution.md, "Pasted URNs") is answered ``301`` to its address."""
     text = q.strip()
+    if by in ("auto", "urn", "identifier") and cleaned(text)[:4].lower() == "urn:":
+        pasted = services.resolution.pasted(text)
+        if pasted is not None:
+            return RedirectResponse(f"/{pasted}", 301)
     kind = search_kind(text) if by == "auto" else by
     context: dict[str, Any] = {"q": text, "by": by, "kind": kind, "records": None}
     if not text:
