@@ -49,10 +49,10 @@ def redirect_front(
     that does not prefer JSON. Whatever else the lookup gives (a surrogate, gone, an error)
     is handed to resolution's route in the scope, which answers it as before, through the
     exception handlers. ``GET /-/redirect``, the ceiling of ``benchmarks/resolve_bench.py``,
-    is answered here too, so that the ratio of the two measures what resolving costs. In
-    process (50,000 URNs) a redirect took 36 µs through the route and takes 18 here, the
-    ceiling 14 and 4. Its redirects carry ``cache_control`` (``no-store`` when the target
-    depends on the client's address: a record with locations restricted to networks); a
+    is answered here too, so that the ratio of the two measures what resolving costs
+    (docs/benchmarks.md has the figures). Its redirects carry ``cache_control``
+    (``no-store`` when the target depends on the client's address: a record with locations
+    restricted to networks); a
     request with credentials goes the long way, to be answered ``no-store``
     (web/caching.py)."""
 
@@ -106,7 +106,7 @@ def redirect(
     ``Link`` header names them and the ``predecessors``, and gives the signposts the row
     allows (:func:`~urnkit.resolver.representations.signposting.resolution_signposts`: each item
     with its ``media_types``, if any). The headers are appended as they are sent: a headers=
-    dict costs 6 µs more (Starlette encodes and inspects each entry)."""
+    dict costs more (Starlette encodes and inspects each entry)."""
     response = Response(status_code=302)
     response.raw_headers += [
         (b"location", uri_reference(target).encode("ascii")),
@@ -147,7 +147,7 @@ def resolution_links(
 def base_url(scope: Scope) -> str:
     """The resolver's URL as the request names it, ending in ``/`` (Starlette's ``base_url``:
     the scheme, the ``Host`` header, the root path), remembered for the few names a server
-    has: made anew, it cost 3.5 µs of a redirect, found 0.2."""
+    has: made anew, it cost a large share of a redirect's own work."""
     host = b""
     for name, value in scope["headers"]:
         if name == b"host":

@@ -91,8 +91,8 @@ _VARY = f"Accept, {VARY}"  # a record here: /{urn} is its own TimeGate (RFC 7089
 class _URNRoute(Route):
     """A route that matches only paths beginning with ``/urn:`` (in any case), which no other
     route takes: resolution can then be tried before the API's routes instead of after all of
-    them, and skip FastAPI's parameter handling. In process, a resolution took 70 µs through
-    FastAPI's catch-all route and takes 27 µs through this one (benchmarks/resolve_bench.py)."""
+    them, and skip FastAPI's parameter handling, which cost more than the resolution itself
+    (benchmarks/resolve_bench.py)."""
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         match, child_scope = super().matches(scope)
