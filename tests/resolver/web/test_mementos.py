@@ -287,11 +287,17 @@ def test_a_restricted_location_stays_restricted_in_the_past(deployment: Deployme
         outside = client.get(first)
         inside = client.get(first, headers={"X-Forwarded-For": IN_ROOMS})
         outside_json = client.get(first, headers={"Accept": JSON})
+        listed = client.get(first, headers={"Accept": "text/uri-list"})
+        listed_inside = client.get(
+            first, headers={"Accept": "text/uri-list", "X-Forwarded-For": IN_ROOMS}
+        )
         timemap = client.get(f"/timemap/link/{urn}")
     assert outside.headers["location"] == open_
     assert inside.headers["location"] == shut
     assert [loc["url"] for loc in outside_json.json()["locations"]] == [open_]
-    for answer in (outside, inside, outside_json, timemap):
+    assert [line for line in listed.text.splitlines() if line[:1] != "#"] == [open_]
+    assert [line for line in listed_inside.text.splitlines() if line[:1] != "#"] == [shut, open_]
+    for answer in (outside, inside, outside_json, listed, listed_inside, timemap):
         assert answer.headers["cache-control"] == "no-store"
         assert "memento-datetime" in answer.headers or answer is timemap
 
