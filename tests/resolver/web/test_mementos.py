@@ -373,12 +373,15 @@ def test_a_deactivated_version_presents_no_former_location(
         listed = client.get(gone, headers={"Accept": "text/uri-list"})
         links = client.get(gone, headers={"Accept": "application/linkset+json"})
         dc = client.get(gone, headers={"Accept": "application/xml"})
+        record = client.get(gone, headers={"Accept": JSON})
     assert listed.text.splitlines() == [f"# {scenario.urn}"]
+    assert record.json()["status"] == "deactivated"
+    assert record.json()["locations"] == []
     (context,) = links.json()["linkset"]
     assert "alternate" not in context
     assert "item" not in context
     assert scenario.b not in dc.text
-    for answer in (listed, links, dc):
+    for answer in (listed, links, dc, record):
         _is_memento(answer, gone)
 
 

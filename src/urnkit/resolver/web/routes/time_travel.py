@@ -11,7 +11,12 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
 
 from urnkit.resolver.domain import NotFoundError
-from urnkit.resolver.domain.descriptions import Description, LocationState, presented
+from urnkit.resolver.domain.descriptions import (
+    Description,
+    LocationState,
+    current_locations,
+    presented,
+)
 from urnkit.resolver.domain.versions import (
     InvalidDatetimeError,
     Versions,
@@ -123,8 +128,11 @@ def memento(request: Request, datetime: str, urn: str) -> Response:
         "Cache-Control": _cache_control(request, versions),
     }
     wanted = preferred_json(request.scope)
-    if wanted == "application/json":
-        return JSONResponse(dict(entry.record), headers=headers)
+    if wanted == "application/json":  # as the API showed it then, less former locations
+        shown = dict(entry.record)
+        if not current_locations(record_then(entry)):
+            shown["locations"] = []
+        return JSONResponse(shown, headers=headers)
     if wanted is not None:
         return _represented(request, versions, index, wanted, headers)
     target = location_then(entry.record)
