@@ -14,10 +14,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from xml.etree import ElementTree as ET
 
 import httpx
 import pytest
 import requests
+import rispy
+from bibtexparser.entrypoint import parse_string
 from memento_client import MementoClient
 from resolver_support import (
     BROWSER,
@@ -32,6 +35,7 @@ from resolver_support import (
 from urnkit.resolver.domain import LinkCheck, next_link_state, parse_urn
 from urnkit.resolver.store import Store
 
+DC = "http://purl.org/dc/elements/1.1/"
 ARCHIVE = "https://web.archive.org/web/{datetime}/{url}"
 HTTP_DATE = "%a, %d %b %Y %H:%M:%S GMT"
 ROOMS, IN_ROOMS = "10.78.0.0/16", "10.78.1.2"  # Test Library's reading rooms, an address there
@@ -283,10 +287,110 @@ def test_a_restricted_location_stays_restricted_in_the_past(deployment: Deployme
         outside = client.get(first)
         inside = client.get(first, headers={"X-Forwarded-For": IN_ROOMS})
         outside_json = client.get(first, headers={"Accept": JSON})
+        listed = client.get(first, headers={"Accept": "text/uri-list"})
+        listed_inside = client.get(
+            first, headers={"Accept": "text/uri-list", "X-Forwarded-For": IN_ROOMS}
+        )
         timemap = client.get(f"/timemap/link/{urn}")
     assert outside.headers["location"] == open_
     assert inside.headers["location"] == shut
     assert [loc["url"] for loc in outside_json.json()["locations"]] == [open_]
-    for answer in (outside, inside, outside_json, timemap):
+    assert [line for line in listed.text.splitlines() if line[:1] != "#"] == [open_]
+    assert [line for line in listed_inside.text.splitlines() if line[:1] != "#"] == [shut, open_]
+    for answer in (outside, inside, outside_json, listed, listed_inside, timemap):
         assert answer.headers["cache-control"] == "no-store"
         assert "memento-datetime" in answer.headers or answer is timemap
+
+
+def _versions(deployment: Deployment, urn: str) -> list[str]:
+    """The Mementos of ``urn``'s record, oldest first, as its JSON TimeMap lists them."""
+    with deployment.client() as client:
+        timemap = client.get(f"/timemap/json/{urn}").json()
+    return [memento["uri"] for memento in timemap["mementos"]]
+
+
+def _is_memento(answer: httpx.Response, url: str) -> None:
+    """RFC 7089 §2.1.1 and §2.2: the Memento's datetime, and its Link names it a memento."""
+    assert answer.headers["memento-datetime"].endswith(" GMT")
+    links = MementoClient.parse_link_header(answer.headers["link"])
+    assert "memento" in links[url]["rel"]
+    assert links[url]["datetime"] == [answer.headers["memento-datetime"]]
+    assert answer.headers["vary"] == "Accept"
+
+
+def test_every_version_answers_in_every_representation(
+    deployment: Deployment, scenario: Scenario
+) -> None:
+    # Issue 34: each Memento (RFC 7089 §4.1.2) in what /{urn} gives, chosen by Accept.
+    first, moved, _ = _versions(deployment, scenario.urn)
+    with deployment.client() as client:
+        answers = {
+            accept: client.get(moved, headers={"Accept": accept})
+            for accept in (
+                "application/xml",
+                "text/uri-list",
+                "application/linkset+json",
+                "application/linkset",
+                "application/x-bibtex",
+                "application/x-research-info-systems",
+                "application/vnd.citationstyles.csl+json",
+                "text/x-bibliography; style=apa",
+            )
+        }
+        then = client.get(first, headers={"Accept": "text/uri-list"}).text
+    for accept, answer in answers.items():
+        assert answer.status_code == 200, accept
+        assert answer.headers["content-type"].startswith(accept.partition(";")[0]), accept
+        _is_memento(answer, moved)
+    assert then.splitlines()[-1] == scenario.a  # RFC 2483 §5: the locations then
+    assert answers["text/uri-list"].text.splitlines()[-1] == scenario.b
+    dc = ET.fromstring(answers["application/xml"].content)
+    identifiers = [element.text for element in dc.iter(f"{{{DC}}}identifier")]
+    assert scenario.urn in identifiers
+    # RFC 9264 §4.2 and §4.1: the version's links, its own address their context
+    (context,) = answers["application/linkset+json"].json()["linkset"]
+    assert context["anchor"] == moved
+    assert [target["href"] for target in context["alternate"]] == [scenario.b]
+    assert "memento" in " ".join(context)
+    text_form = MementoClient.parse_link_header(answers["application/linkset"].text)
+    assert text_form[scenario.b]["anchor"] == [moved]
+    (entry,) = parse_string(answers["application/x-bibtex"].text).entries
+    key = parse_urn(scenario.urn).equivalence_key()
+    assert entry.fields_dict["url"].value == f"{deployment.base}/{key}"
+    (ris,) = rispy.loads(answers["application/x-research-info-systems"].text)
+    assert ris["urls"] == [f"{deployment.base}/{key}"]
+    (item,) = answers["application/vnd.citationstyles.csl+json"].json()
+    assert item["URL"] == f"{deployment.base}/{key}"
+    assert key in answers["text/x-bibliography; style=apa"].text
+
+
+def test_a_deactivated_version_presents_no_former_location(
+    deployment: Deployment, scenario: Scenario
+) -> None:
+    # RFC 8458 §4.4: a deactivated URN resolves to no resource, then as now.
+    *_, gone = _versions(deployment, scenario.urn)
+    with deployment.client() as client:
+        listed = client.get(gone, headers={"Accept": "text/uri-list"})
+        links = client.get(gone, headers={"Accept": "application/linkset+json"})
+        dc = client.get(gone, headers={"Accept": "application/xml"})
+        record = client.get(gone, headers={"Accept": JSON})
+    assert listed.text.splitlines() == [f"# {scenario.urn}"]
+    assert record.json()["status"] == "deactivated"
+    assert record.json()["locations"] == []
+    (context,) = links.json()["linkset"]
+    assert "alternate" not in context
+    assert "item" not in context
+    assert scenario.b not in dc.text
+    for answer in (listed, links, dc, record):
+        _is_memento(answer, gone)
+
+
+def test_a_memento_refuses_what_it_cannot_give(deployment: Deployment, scenario: Scenario) -> None:
+    # RFC 9110 §15.5.7: 406, naming what it gives.
+    first = _versions(deployment, scenario.urn)[0]
+    with deployment.client() as client:
+        answer = client.get(first, headers={"Accept": "application/rdf+xml"})
+        style = client.get(first, headers={"Accept": "text/x-bibliography; style=no-such"})
+    assert answer.status_code == 406
+    assert "application/linkset" in answer.json()["available"]
+    assert style.status_code == 406

@@ -375,6 +375,21 @@ def test_accept_chooses_the_linkset(
     )  # RFC 7089 §4.1: /{urn} is its TimeGate
 
 
+def test_accept_chooses_the_linkset_in_the_link_header_form(
+    anonymous: httpx.Client, urn: str, unique: str
+) -> None:
+    # RFC 9264 §4.1 on /{urn}: application/linkset, each link with its anchor.
+    found = anonymous.get(f"/{urn}", headers={"Accept": "application/linkset"})
+    assert found.status_code == 200, found.text
+    assert found.headers["content-type"].startswith("application/linkset")
+    assert found.headers["vary"] == "Accept, accept-datetime"
+    parsed = parse_links(found.text.replace(",\n", ", "))
+    items = [href for href, parameters in parsed if parameters["rel"] == "item"]
+    assert items == urls(unique)
+    (anchor,) = {parameters["anchor"] for _, parameters in parsed}
+    assert [href for href, parameters in parsed if parameters["rel"] == "cite-as"] == [anchor]
+
+
 def test_the_linkset_of_a_deactivated_urn_and_of_none(
     api: httpx.Client, anonymous: httpx.Client, resolver: Resolver, urn: str, unique: str
 ) -> None:
@@ -533,12 +548,16 @@ def test_any_recorded_media_type_gives_a_sound_item(text: str) -> None:
         assert text.lower().startswith(media_type) or text.strip().lower().startswith(media_type)
 
 
-@given(st.sampled_from([0, 0.1, 0.5, 0.9, 1]), st.sampled_from([0, 0.1, 0.5, 0.9, 1]))
-def test_the_linkset_is_chosen_only_when_preferred(html: float, wanted: float) -> None:
+@given(
+    st.sampled_from([0, 0.1, 0.5, 0.9, 1]),
+    st.sampled_from([0, 0.1, 0.5, 0.9, 1]),
+    st.sampled_from([LINKSET, "application/linkset"]),
+)
+def test_the_linkset_is_chosen_only_when_preferred(html: float, wanted: float, form: str) -> None:
     # RFC 9110 §12.5.1: q-values decide; a tie goes to the default answer (text/html).
-    accept = f"text/html;q={html}, {LINKSET};q={wanted}".encode()
+    accept = f"text/html;q={html}, {form};q={wanted}".encode()
     scope = {"headers": [(b"accept", accept)]}
-    assert (preferred_json(scope) == LINKSET) == (wanted > html)
+    assert (preferred_json(scope) == form) == (wanted > html)
 
 
 @given(st.lists(_TEXT, max_size=3))

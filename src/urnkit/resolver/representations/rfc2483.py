@@ -145,6 +145,16 @@ def uri_list(entries: Iterable[tuple[str | None, str | None]]) -> str:
     return "".join(line + "\r\n" for line in lines)
 
 
+def location_comment(location: Location) -> str:
+    """What a ``text/uri-list`` comment says of a location.
+
+    >>> location_comment(Location("https://example.org/", 2, "PDF", "application/pdf"))
+    'priority 2, application/pdf, PDF'
+    """
+    parts = [f"priority {location.priority}", location.media_type, location.label]
+    return ", ".join(part for part in parts if part)
+
+
 def uri_reference(uri: str) -> str:
     """``uri`` percent-encoded where it holds what a URI may not (UTF-8 first), fit for a
     ``Location`` or ``Link`` header.

@@ -29,7 +29,7 @@ from urnkit.resolver.representations.citations import (
     csl_json,
 )
 from urnkit.resolver.representations.rfc2483 import directives
-from urnkit.resolver.representations.signposting import LINKSET, json_ld
+from urnkit.resolver.representations.signposting import LINKSET_TYPES, json_ld
 from urnkit.resolver.web.front import REPRESENTED, base_url
 
 LD_JSON = "application/ld+json"
@@ -92,12 +92,12 @@ def represented(
     return Response(write(record, url), media_type=f"{media_type}; charset=utf-8", headers=headers)
 
 
-def not_acceptable() -> NoReturn:
-    """The answer to an ``Accept`` header that takes nothing ``/{urn}`` gives: 406 naming
-    what it gives."""
-    available = ["text/html", "application/json", LINKSET, *REPRESENTED]
+def not_acceptable(path: str = "/{urn}") -> NoReturn:
+    """The answer to an ``Accept`` header that takes nothing ``path`` (``/{urn}``, or a
+    Memento's ``/memento/{datetime}/{urn}``) gives: 406 naming what it gives."""
+    available = ["text/html", "application/json", *LINKSET_TYPES, *REPRESENTED]
     raise NotAcceptableError(
-        "the request's Accept takes none of the answers of /{urn}: "
+        f"the request's Accept takes none of the answers of {path}: "
         f"{', '.join(available)} (or the media types of its locations)",
         available=available,
     )

@@ -18,7 +18,11 @@ from urnkit.resolver.representations.rfc2483 import (
     quality,
     uri_reference,
 )
-from urnkit.resolver.representations.signposting import LINKSET, resolution_signposts
+from urnkit.resolver.representations.signposting import (
+    LINKSET,
+    LINKSET_TEXT,
+    resolution_signposts,
+)
 from urnkit.resolver.services import Services
 from urnkit.resolver.web.caching import NO_STORE
 from urnkit.resolver.web.deps import raw_urn
@@ -30,12 +34,14 @@ CEILING_PATH = "/-/redirect"  # the cheapest redirect the server gives (benchmar
 JSON_TYPES = ("application/json", LINKSET)  # the record, its signposts (RFC 9264 §4.2)
 # fix/cite: what else /{urn} gives by Accept (web/citing.py): JSON-LD, Dublin Core, the
 # locations as a text/uri-list, citations; NOT_ACCEPTABLE when it takes nothing /{urn} gives.
-REPRESENTED: tuple[str, ...] = ("application/ld+json", "application/xml", "text/xml")
+XML_TYPES = ("application/xml", "text/xml")  # Dublin Core (oai_dc), what I2C and I2Cs give
+REPRESENTED: tuple[str, ...] = ("application/ld+json", *XML_TYPES)
 REPRESENTED += ("text/uri-list", *CITATION_TYPES)
 NOT_ACCEPTABLE = "406"
-_NEGOTIATED = ("text/html", *JSON_TYPES, *REPRESENTED)  # text/html stands for the default answer
+# text/html stands for the default answer; the linkset's two forms (RFC 9264 §4)
+_NEGOTIATED = ("text/html", *JSON_TYPES, LINKSET_TEXT, *REPRESENTED)
 # An Accept header naming none of these is not parsed: it can only take the default answer.
-_MARKERS = re.compile(rb"json|xml|uri-list|bibtex|research-info|bibliography")
+_MARKERS = re.compile(rb"json|xml|uri-list|bibtex|research-info|bibliography|linkset")
 _VARY_DATETIME = f"Accept, {VARY}".encode()  # /{urn} of a record here: its own TimeGate
 _BASES: dict[tuple[str, bytes, str, object], str] = {}  # see base_url
 _MOST_BASES = 64  # a server has a few names; a Host header a client makes up is not kept
@@ -178,8 +184,8 @@ def _plain(scope: Scope) -> bool:
 def preferred_json(scope: Scope, media_types: Sequence[str | None] = ()) -> str | None:
     """The answer the ``Accept`` header prefers to the default one (a redirect, or a page,
     which stands for ``text/html`` and the ``media_types`` of the locations): one of
-    :data:`JSON_TYPES` or :data:`REPRESENTED`, :data:`NOT_ACCEPTABLE` when it takes none of
-    them nor the default; None for the default."""
+    :data:`JSON_TYPES`, ``application/linkset`` or :data:`REPRESENTED`, :data:`NOT_ACCEPTABLE`
+    when it takes none of them nor the default; None for the default."""
     for name, value in scope["headers"]:
         if name == b"accept":
             return _json_first(value, media_types)

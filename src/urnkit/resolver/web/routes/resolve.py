@@ -44,6 +44,7 @@ from urnkit.resolver.representations.rfc2483 import (
     REQUESTS,
     accept_header,
     equivalent,
+    location_comment,
     negotiate,
     ranked,
     request_name,
@@ -74,6 +75,7 @@ from urnkit.resolver.web.front import (
     FOUND,
     NOT_ACCEPTABLE,
     REPRESENTED,
+    XML_TYPES,
     base_url,
     preferred_json,
     redirect,
@@ -84,7 +86,6 @@ from urnkit.resolver.web.problems import PROBLEM, problem_body, problem_response
 from urnkit.resolver.web.routes.time_travel import negotiated
 from urnkit.resolver.web.templating import html_page
 
-_XML = ("application/xml", "text/xml")  # Dublin Core (oai_dc), what I2C and I2Cs give
 _VARY = f"Accept, {VARY}"  # a record here: /{urn} is its own TimeGate (RFC 7089 §4.1)
 
 
@@ -155,7 +156,7 @@ async def resolve_request(request: Request) -> Response:
             resolution.media_types,
         )
     described = text if resolution.via is None else str(resolution.urn)  # the record's URN
-    if wanted == LINKSET:  # a record of ours: its signposts, as the Accept header prefers
+    if wanted in LINKSET_TYPES:  # a record of ours: its signposts, in the form Accept prefers
         return await asyncio.to_thread(answer_linkset, request, described, True)
     if wanted == "text/uri-list":  # fix/cite: the locations, as I2Ls lists them
         listed = await asyncio.to_thread(answer_service, request, "I2Ls", described)
@@ -232,7 +233,7 @@ def _described_record(
     if description.restricted:  # what it shows depends on the client's address
         headers["Cache-Control"] = NO_STORE.decode()
     if represented is not None:  # fix/cite
-        if represented[0] in _XML:
+        if represented[0] in XML_TYPES:
             answer = _xml_response(record, represented[0], headers)
         else:
             answer = citing.represented(request, description, *represented, headers)
@@ -381,7 +382,7 @@ def _listed(
     ``text/uri-list``; ``broken_too`` (I2Ls) adds the broken ones as comments."""
     record = description.record
     entries: list[tuple[str | None, str | None]] = [(None, record.urn)]
-    entries += [(with_q_component(loc.url, q_component), _location_comment(loc)) for loc in chosen]
+    entries += [(with_q_component(loc.url, q_component), location_comment(loc)) for loc in chosen]
     if broken_too:  # the rest, as comments: not to be used now
         entries += [
             (None, f"{entry.state} since {entry.since:%Y-%m-%d}: {entry.location.url}")
@@ -401,12 +402,12 @@ def _described(
     """I2C's answer: the record as JSON, as its page or as Dublin Core, as ``accept`` prefers."""
     record = description.record
     headers["Vary"] = "Accept"
-    media_type = negotiate(accept, ("application/json", "text/html", *_XML))
+    media_type = negotiate(accept, ("application/json", "text/html", *XML_TYPES))
     if media_type is None:
         raise NotAcceptableError(
             "I2C describes a URN as application/json, text/html or application/xml "
             "(Dublin Core); the request's Accept takes none of them",
-            available=["application/json", "text/html", *_XML],
+            available=["application/json", "text/html", *XML_TYPES],
         )
     if media_type == "text/html":
         return _record_page(request, description, 200, headers, alternates)
@@ -505,12 +506,6 @@ def _not_acceptable(description: Description) -> NoReturn:
         "the request's Accept takes none of them",
         available=types,
     )
-
-
-def _location_comment(location: Location) -> str:
-    """What a ``text/uri-list`` comment says of a location."""
-    parts = [f"priority {location.priority}", location.media_type, location.label]
-    return ", ".join(part for part in parts if part)
 
 
 def _uri_list_response(

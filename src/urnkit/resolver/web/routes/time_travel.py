@@ -11,7 +11,19 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
 
 from urnkit.resolver.domain import NotFoundError
-from urnkit.resolver.domain.versions import InvalidDatetimeError, Versions, location_then
+from urnkit.resolver.domain.descriptions import (
+    Description,
+    LocationState,
+    current_locations,
+    presented,
+)
+from urnkit.resolver.domain.versions import (
+    InvalidDatetimeError,
+    Versions,
+    location_then,
+    record_then,
+)
+from urnkit.resolver.representations.dublin_core import oai_dc_xml
 from urnkit.resolver.representations.memento import (
     LINK_FORMAT,
     VARY,
@@ -24,11 +36,21 @@ from urnkit.resolver.representations.memento import (
     timemap_json,
     timemap_link_format,
 )
-from urnkit.resolver.representations.signposting import link_header
+from urnkit.resolver.representations.rfc2483 import location_comment, uri_list
+from urnkit.resolver.representations.signposting import (
+    LINKSET,
+    LINKSET_TEXT,
+    LINKSET_TYPES,
+    link_header,
+    linkset,
+    linkset_text,
+    record_links,
+)
 from urnkit.resolver.services import Services
+from urnkit.resolver.web import citing
 from urnkit.resolver.web.caching import NO_STORE
 from urnkit.resolver.web.deps import client_of, raw_urn
-from urnkit.resolver.web.front import base_url, preferred_json
+from urnkit.resolver.web.front import NOT_ACCEPTABLE, XML_TYPES, base_url, preferred_json
 from urnkit.resolver.web.problems import problem_responses
 from urnkit.resolver.web.templating import html_page
 
@@ -78,14 +100,15 @@ def negotiated(request: Request, text: str) -> Response | None:
 
 @router.get(
     "/memento/{datetime}/{urn:path}",
-    responses=problem_responses(400, 404)
+    responses=problem_responses(400, 404, 406)
     | {302: {"description": "The location resolution chose then, or the version then"}},
 )
 def memento(request: Request, datetime: str, urn: str) -> Response:
     """The version of a URN's record that came into force at ``datetime`` (14 digits, UTC), a
-    Memento (RFC 7089 §4.1.2): as JSON to a client preferring it, else as resolution answered
-    then (a redirect to the location chosen then, or its page; 410 when deactivated). Another
-    moment is redirected to the version in force at it."""
+    Memento (RFC 7089 §4.1.2): in what ``Accept`` prefers of what ``/{urn}`` gives (JSON, the
+    linkset, the locations then as a ``text/uri-list``, Dublin Core, citations, JSON-LD; 406
+    for none), else as resolution answered then (a redirect to the location chosen then, or
+    its page; 410 when deactivated). Another moment is redirected to the version in force."""
     moment = stamped(datetime)
     if moment is None:
         raise InvalidDatetimeError(f"{datetime!r} is not a moment as 14 digits (UTC)")
@@ -104,13 +127,51 @@ def memento(request: Request, datetime: str, urn: str) -> Response:
         "Vary": "Accept",
         "Cache-Control": _cache_control(request, versions),
     }
-    if preferred_json(request.scope):
-        return JSONResponse(dict(entry.record), headers=headers)
+    wanted = preferred_json(request.scope)
+    if wanted == "application/json":  # as the API showed it then, less former locations
+        shown = dict(entry.record)
+        if not current_locations(record_then(entry)):
+            shown["locations"] = []
+        return JSONResponse(shown, headers=headers)
+    if wanted is not None:
+        return _represented(request, versions, index, wanted, headers)
     target = location_then(entry.record)
     if target is not None:
         return RedirectResponse(target, 302, headers)
     status = 410 if entry.record.get("status") == "deactivated" else 200
     return _memento_page(request, versions, index, status, headers)
+
+
+def _represented(
+    request: Request, versions: Versions, index: int, wanted: str, headers: dict[str, str]
+) -> Response:
+    """Version ``index`` in the form ``Accept`` prefers (chosen as on ``/{urn}``): a linkset,
+    its locations then as a ``text/uri-list``, Dublin Core, a citation or JSON-LD; 406 for
+    none. A deactivated version's locations are former ones, none presented as current."""
+    if wanted == NOT_ACCEPTABLE:
+        citing.not_acceptable("/memento/{datetime}/{urn}")
+    entry = versions.entries[index]
+    record = presented(record_then(entry))
+    base = base_url(request.scope)
+    if wanted in LINKSET_TYPES:
+        urls = [location.url for location in record.locations]
+        links = record_links(base, record, record.locations, (), urls)
+        links += memento_links(base, versions, index)
+        anchor = memento_url(base, versions.urn, entry.at)
+        if wanted == LINKSET_TEXT:
+            return Response(linkset_text(anchor, links), 200, headers, LINKSET_TEXT)
+        return JSONResponse(linkset(anchor, links), 200, headers, media_type=LINKSET)
+    if wanted == "text/uri-list":  # as I2Ls lists them then
+        entries = [(None, record.urn)] + [
+            (loc.url, location_comment(loc)) for loc in record.locations
+        ]
+        return Response(uri_list(entries), 200, headers, "text/uri-list; charset=utf-8")
+    if wanted in XML_TYPES:
+        return Response(oai_dc_xml(record), 200, headers, f"{wanted}; charset=utf-8")
+    states = tuple(LocationState(location) for location in record.locations)
+    description = Description(record, states, (), (), entry.at)
+    cite = citing.accepted(request.headers.get("accept"), wanted)
+    return citing.represented(request, description, *cite, headers)
 
 
 def _memento_page(
