@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import unquote
 
 import httpx
+import lxml.html
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -238,16 +239,32 @@ def test_the_landing_page_shows_everything_known_of_a_urn(
     response = anonymous.get(f"/{urn}?s=I2C", headers={"Accept": BROWSER})
     assert response.status_code == 200
     page = _page(response)
-    cells = {row[2]: row for row in page.rows if len(row) == 5 and row[0] != "Priority"}
-    assert list(cells) == urls(unique)  # every location, best first
-    assert cells[urls(unique)[0]][:2] == ["1", "Page"]
-    assert cells[urls(unique)[0]][3] == "text/html"
+    tree = lxml.html.fromstring(response.text)
+    items = {
+        item.xpath("string(a/@href)"): " ".join(item.xpath("string(.)").split())
+        for item in tree.xpath("//ul[@class='locations']/li")
+    }
+    assert list(items) == urls(unique)  # every location, best first
+    first = items[urls(unique)[0]]
+    assert first.startswith("Page ")
+    assert "text/html" in first
     # The day in CLDR's medium English format (Nov 25, 2026); ISO 8601 in <time datetime>.
-    assert re.fullmatch(r"ok since [A-Z][a-z]{2} \d{1,2}, 20\d\d", cells[urls(unique)[0]][4])
-    assert re.fullmatch(r"broken since [A-Z][a-z]{2} \d{1,2}, 20\d\d", cells[urls(unique)[1]][4])
-    assert cells[urls(unique)[3]][3:] == ["", "not checked"]
-    assert ["title", f"Negotiated {unique}"] in page.rows
-    assert ["creators", "Ann Author"] in page.rows
+    assert re.search(r"ok since [A-Z][a-z]{2} \d{1,2}, 20\d\d", first)
+    assert re.search(r"broken since [A-Z][a-z]{2} \d{1,2}, 20\d\d", items[urls(unique)[1]])
+    assert "not checked" in items[urls(unique)[3]]
+    # The answer first (issue 32): the one "open" action leads to the location resolution takes.
+    assert (
+        tree.xpath("string(//section[contains(@class, 'answer')]//a[@class='button']/@href)")
+        == (urls(unique)[0])
+    )
+    metadata = {
+        " ".join(term.xpath("string(.)").split()): " ".join(
+            term.xpath("string(following-sibling::dd[1])").split()
+        )
+        for term in tree.xpath("//dl[@class='metadata']/dt")
+    }
+    assert metadata["Title"] == f"Negotiated {unique}"
+    assert "Ann Author" in metadata.values()
     changes = [row[1] for row in page.rows if len(row) == 4 and row[0] != "When (UTC)"]
     assert changes == ["created", "patched"]  # history, oldest first
     assert f"/{older}?s=I2C" in page.hrefs  # its predecessor's own landing page
