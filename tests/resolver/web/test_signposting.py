@@ -34,6 +34,7 @@ from resolver_support import (
     register,
 )
 from rfc2483_support import locations, parse_links, rel, urls
+from signposting import find_signposting_linkset
 
 from urnkit.resolver.domain import Location, media_type_of
 from urnkit.resolver.representations.dublin_core import OAI_DC
@@ -47,6 +48,7 @@ from urnkit.resolver.store import Store
 from urnkit.resolver.web.front import preferred_json
 
 LINKSET = "application/linkset+json"
+LINKSET_TEXT = "application/linkset"
 SCHEMA = "https://schema.org/"
 
 # --- RFC 9264 §4.2, the JSON linkset, as the RFC's text says it ---------------------------------
@@ -390,6 +392,28 @@ def test_accept_chooses_the_linkset_in_the_link_header_form(
     assert [href for href, parameters in parsed if parameters["rel"] == "cite-as"] == [anchor]
 
 
+@pytest.mark.parametrize(
+    "accept", [LINKSET_TEXT, f"{LINKSET_TEXT}, {LINKSET};q=0.5", f"text/html;q=0.4, {LINKSET_TEXT}"]
+)
+def test_accept_chooses_the_linkset_in_the_link_headers_form(
+    anonymous: httpx.Client, resolver: Resolver, urn: str, unique: str, accept: str
+) -> None:
+    # RFC 9264 §4.1 on bare /{urn}: the same linkset as ?s=linkset gives, not the redirect.
+    found = anonymous.get(f"/{urn}", headers={"Accept": accept})
+    assert found.status_code == 200, found.text
+    assert found.headers["content-type"] == LINKSET_TEXT
+    assert found.headers["vary"] == "Accept, accept-datetime"  # RFC 9110 §12.5.5
+    asked = anonymous.get(f"/{urn}?s=linkset", headers={"Accept": LINKSET_TEXT})
+    assert found.text == asked.text
+    assert parse_links(found.text.replace("\n", " "))  # RFC 9264 §4.1: Link header syntax
+    # An independent reader (FAIR Signposting's) asking /{urn} itself, as a harvester would.
+    by_reader = find_signposting_linkset(f"{resolver.base_url}/{urn}", LINKSET_TEXT)
+    items = {str(signpost.target) for signpost in by_reader.items}
+    assert items == set(urls(unique))
+    browser = anonymous.get(f"/{urn}", headers={"Accept": BROWSER})
+    assert browser.status_code == 302
+
+
 def test_the_linkset_of_a_deactivated_urn_and_of_none(
     api: httpx.Client, anonymous: httpx.Client, resolver: Resolver, urn: str, unique: str
 ) -> None:
@@ -551,7 +575,7 @@ def test_any_recorded_media_type_gives_a_sound_item(text: str) -> None:
 @given(
     st.sampled_from([0, 0.1, 0.5, 0.9, 1]),
     st.sampled_from([0, 0.1, 0.5, 0.9, 1]),
-    st.sampled_from([LINKSET, "application/linkset"]),
+    st.sampled_from([LINKSET, LINKSET_TEXT]),
 )
 def test_the_linkset_is_chosen_only_when_preferred(html: float, wanted: float, form: str) -> None:
     # RFC 9110 §12.5.1: q-values decide; a tie goes to the default answer (text/html).

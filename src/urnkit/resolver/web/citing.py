@@ -29,8 +29,8 @@ from urnkit.resolver.representations.citations import (
     csl_json,
 )
 from urnkit.resolver.representations.rfc2483 import directives
-from urnkit.resolver.representations.signposting import LINKSET_TYPES, json_ld
-from urnkit.resolver.web.front import REPRESENTED, base_url
+from urnkit.resolver.representations.signposting import json_ld
+from urnkit.resolver.web.front import JSON_TYPES, REPRESENTED, base_url
 
 LD_JSON = "application/ld+json"
 _PARAMETERS = ("style", "locale")  # what text/x-bibliography takes, in Accept or the query
@@ -95,7 +95,7 @@ def represented(
 def not_acceptable(path: str = "/{urn}") -> NoReturn:
     """The answer to an ``Accept`` header that takes nothing ``path`` (``/{urn}``, or a
     Memento's ``/memento/{datetime}/{urn}``) gives: 406 naming what it gives."""
-    available = ["text/html", "application/json", *LINKSET_TYPES, *REPRESENTED]
+    available = ["text/html", *JSON_TYPES, *REPRESENTED]
     raise NotAcceptableError(
         f"the request's Accept takes none of the answers of {path}: "
         f"{', '.join(available)} (or the media types of its locations)",

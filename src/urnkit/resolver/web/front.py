@@ -18,11 +18,7 @@ from urnkit.resolver.representations.rfc2483 import (
     quality,
     uri_reference,
 )
-from urnkit.resolver.representations.signposting import (
-    LINKSET,
-    LINKSET_TEXT,
-    resolution_signposts,
-)
+from urnkit.resolver.representations.signposting import LINKSET_TYPES, resolution_signposts
 from urnkit.resolver.services import Services
 from urnkit.resolver.web.caching import NO_STORE
 from urnkit.resolver.web.deps import raw_urn
@@ -31,7 +27,8 @@ from urnkit.resolver.web.metrics import Metrics
 # The scope key under which the front (redirect_front) hands what it found to the route.
 FOUND = "urnkit.resolution"
 CEILING_PATH = "/-/redirect"  # the cheapest redirect the server gives (benchmarks' ceiling)
-JSON_TYPES = ("application/json", LINKSET)  # the record, its signposts (RFC 9264 §4.2)
+# The record as JSON; its signposts as a linkset, JSON or the Link header's form (RFC 9264 §4).
+JSON_TYPES = ("application/json", *LINKSET_TYPES)
 # fix/cite: what else /{urn} gives by Accept (web/citing.py): JSON-LD, Dublin Core, the
 # locations as a text/uri-list, citations; NOT_ACCEPTABLE when it takes nothing /{urn} gives.
 XML_TYPES = ("application/xml", "text/xml")  # Dublin Core (oai_dc), what I2C and I2Cs give
@@ -39,9 +36,9 @@ REPRESENTED: tuple[str, ...] = ("application/ld+json", *XML_TYPES)
 REPRESENTED += ("text/uri-list", *CITATION_TYPES)
 NOT_ACCEPTABLE = "406"
 # text/html stands for the default answer; the linkset's two forms (RFC 9264 §4)
-_NEGOTIATED = ("text/html", *JSON_TYPES, LINKSET_TEXT, *REPRESENTED)
+_NEGOTIATED = ("text/html", *JSON_TYPES, *REPRESENTED)
 # An Accept header naming none of these is not parsed: it can only take the default answer.
-_MARKERS = re.compile(rb"json|xml|uri-list|bibtex|research-info|bibliography|linkset")
+_MARKERS = re.compile(rb"json|linkset|xml|uri-list|bibtex|research-info|bibliography")
 _VARY_DATETIME = f"Accept, {VARY}".encode()  # /{urn} of a record here: its own TimeGate
 _BASES: dict[tuple[str, bytes, str, object], str] = {}  # see base_url
 _MOST_BASES = 64  # a server has a few names; a Host header a client makes up is not kept

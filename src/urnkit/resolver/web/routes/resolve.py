@@ -156,7 +156,7 @@ async def resolve_request(request: Request) -> Response:
             resolution.media_types,
         )
     described = text if resolution.via is None else str(resolution.urn)  # the record's URN
-    if wanted in LINKSET_TYPES:  # a record of ours: its signposts, in the form Accept prefers
+    if wanted in LINKSET_TYPES:  # a record of ours: its signposts (RFC 9264 §4.1, §4.2)
         return await asyncio.to_thread(answer_linkset, request, described, True)
     if wanted == "text/uri-list":  # fix/cite: the locations, as I2Ls lists them
         listed = await asyncio.to_thread(answer_service, request, "I2Ls", described)
