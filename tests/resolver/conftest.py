@@ -191,6 +191,7 @@ LONGEST_FIRST = (
     "tests/resolver/web/test_browser_pages.py",  # added later: every page in 5 languages, 4 widths
     "tests/resolver/web/test_openapi_fuzz.py",
     "tests/wheel/test_wheel.py",  # added later: 170 s in one process on a loaded machine
+    "tests/resolver/web/test_replication.py",  # added later: two PostgreSQL clusters, ~70 s
     "tests/resolver/test_interrupted_run.py",  # added later: 85 s, on a loaded machine
     "tests/resolver/web/test_browser_staff.py",
     "tests/resolver/test_import_command.py",
