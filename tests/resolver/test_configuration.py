@@ -61,6 +61,8 @@ def test_the_file_sets_every_key(tmp_path: Path) -> None:
             lines.append('forwarded_headers = "forwarded"')
         elif field.name == "database_url":  # standbys follow a PostgreSQL primary
             lines.append('database_url = "postgresql+psycopg://urnkit@primary/urnkit"')
+        elif field.name == "web_archives":
+            lines.append('web_archives = "https://archive.example/{datetime}/{url}"')
         elif field.name == "replica_urls":
             lines.append('replica_urls = ["postgresql+psycopg://urnkit@standby/urnkit"]')
         else:
