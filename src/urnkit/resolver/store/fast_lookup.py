@@ -10,6 +10,7 @@ reads of a record (:data:`ResolutionRow`), run with as little per call as each d
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from typing import Any
@@ -140,31 +141,47 @@ class _LoopLookups:
         return await future
 
     async def _serve(self) -> None:
-        """Send what is queued, a batch at a time, until nothing is."""
+        """Send what is queued, a batch at a time, until nothing is; each batch's requests get
+        its rows or, whatever failed, the error."""
         try:
             while self._queued:
                 batch, self._queued = self._queued, {}
                 keys = "\n".join(batch).encode()
                 try:
-                    rows = await self._query(keys)
-                except Exception:  # a connection the server closed fails once: retry on a new one
-                    self.close()
-                    try:
-                        rows = await self._query(keys)
-                    except Exception as error:
-                        self.close()
-                        _settle(batch, {}, error)
-                        continue
+                    rows = await self._rows(keys)
+                except Exception as error:
+                    _settle(batch, {}, error)
+                    continue
                 _settle(batch, rows, None)
         finally:
             self._task = None
 
+    async def _rows(self, keys: bytes) -> dict[str, ResolutionRow]:
+        """The rows of ``keys``: a connection the server closed fails once, and the query is
+        sent again on a new one."""
+        try:
+            return await self._query(keys)
+        except Exception:
+            self.close()
+        try:
+            return await self._query(keys)
+        except Exception:
+            self.close()
+            raise
+
     async def _query(self, keys: bytes) -> dict[str, ResolutionRow]:
         if self._connection is None:
-            self._connection = await asyncio.to_thread(self._open)
-            # Kept: a lost connection's pgconn.socket raises, and the selector must forget this
-            # descriptor before a new connection gets its number.
-            self._socket = self._connection.pgconn.socket
+            connection = await asyncio.to_thread(self._open)
+            # The loop watches a duplicate of the socket's descriptor, ours to close: libpq
+            # closes its own when it finds the connection lost, and that number may then go to
+            # another socket (a client's transport, another thread's connection) before the
+            # loop forgets it. A duplicate's number is not reused until close() has forgotten it.
+            try:
+                self._socket = os.dup(connection.pgconn.socket)
+            except BaseException:
+                connection.close()
+                raise
+            self._connection = connection
             self._loop.add_reader(self._socket, self._readable)
         pgconn = self._connection.pgconn
         self._answer, self._result = self._loop.create_future(), None
@@ -219,6 +236,8 @@ class _LoopLookups:
         if connection is not None:
             if not self._loop.is_closed():
                 self._loop.remove_reader(self._socket)
+            os.close(self._socket)
+            self._socket = -1
             with suppress(Exception):  # already gone
                 connection.close()
 
