@@ -143,11 +143,36 @@ def sign_in(browser: Chrome, resolver: Resolver) -> None:
         WebDriverWait(browser, 30).until(at_path(then))
 
 
+def language_links(browser: Chrome, language: str) -> list[str]:
+    """What is wrong with the page's choice of languages: a link per language, each named in
+    its own (WCAG 3.1.2), the page's own marked current."""
+    links = browser.find_elements(By.CSS_SELECTOR, "nav.languages a")
+    found = []
+    if [a.get_attribute("hreflang") for a in links] != list(LANGUAGES):
+        found.append("the language links are not one per language, in order")
+    if [a.get_attribute("lang") for a in links] != list(LANGUAGES):
+        found.append("a language's name is not marked in its own language")
+    current = browser.find_elements(By.CSS_SELECTOR, "nav.languages a[aria-current=page]")
+    if [a.get_attribute("hreflang") for a in current] != [language]:
+        found.append(f"the current language is not marked as {language}")
+    return found
+
+
 def check(browser: Chrome, url: str, language: str) -> list[str]:
     """What is wrong with the page at ``url`` in ``language`` on each screen."""
     browser.get(url)
     assert browser.execute_script("return document.documentElement.lang") == language
     found = [f"in English: {phrase}" for phrase in untranslated(browser, language)]
+    found += language_links(browser, language)
+    # None needs JavaScript: a script element is at most a data block (HTML §4.12.1.1), the
+    # landing page's schema.org JSON-LD.
+    scripts = {s.get_attribute("type") for s in browser.find_elements(By.TAG_NAME, "script")}
+    found += [f"a script of type {kind}" for kind in scripts - {"application/ld+json"}]
+    # The statistics' charts are images named in the page's language.
+    charts = browser.find_elements(By.CSS_SELECTOR, "svg.chart[role=img] title")
+    found += [
+        "a chart without a name" for title in charts if not title.get_attribute("textContent")
+    ]
     for width in WIDTHS:
         at_width(browser, width)
         found += [f"at {width} px: {line}" for line in overflow(browser)]
