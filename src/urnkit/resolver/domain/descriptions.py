@@ -39,6 +39,10 @@ class Description:
     withheld: tuple[str, ...] = ()
     # Whether the record has locations restricted to networks: what it shows depends on who.
     restricted: bool = False
+    # Read only for the RFC 2483 request that needs it: the URN's current name (§4.7, I2N),
+    # the URNs related to it with their relation (§4.8, I2Ns: itself, successors, predecessors).
+    current: str | None = None
+    related: tuple[tuple[str, str], ...] = ()
 
     @property
     def usable(self) -> tuple[Location, ...]:

@@ -85,8 +85,9 @@ class Services:
         self.records = RecordService(store, self.access)
         self.grants = GrantService(store, self.access)
         self.forwarding = ForwardingService(store, discovery, guard)
+        self.time_travel = TimeTravel(store, self.records, web_archives)
         self.resolution = ResolutionService(
-            store, self.records, self.forwarding, tally, self.networks
+            store, self.records, self.forwarding, tally, self.networks, self.time_travel
         )
         self.admin = AdminService(store)
         self.accounts = AccountService(store)
@@ -96,4 +97,3 @@ class Services:
         self.links = LinkService(store, guard)
         self.harvest = Harvester(store, self.access, guard, harvest_bounds)
         self.health = HealthService(store)
-        self.time_travel = TimeTravel(store, self.records, web_archives)

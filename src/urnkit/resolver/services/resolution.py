@@ -15,13 +15,15 @@ from urnkit.resolver.domain import (
     client_address,
     parse_urn,
     read_targets,
-    shown,
     with_q_component,
-    withheld,
 )
+from urnkit.resolver.domain.descriptions import Description
+from urnkit.resolver.domain.versions import ArchivedCopy
+from urnkit.resolver.services.descriptions import Rfc2483Requests
 from urnkit.resolver.services.forwarding import ForwardingService
 from urnkit.resolver.services.networks import NetworkService
 from urnkit.resolver.services.records import RecordService
+from urnkit.resolver.services.time_travel import TimeTravel
 from urnkit.resolver.statistics import ResolutionTally
 from urnkit.resolver.store import ResolutionRow, Store
 from urnkit.urn import URN
@@ -40,7 +42,13 @@ class Resolution:
     A URN of another namespace that records here carry in ``metadata.identifiers`` resolves
     ``via`` that URN as the one record's URN does (``urn``), or, carried by several, gives
     their URNs as ``choices``, oldest first, each with its title (if any). A record's
-    redirect names its ``prefix`` (what the statistics count it by)."""
+    redirect names its ``prefix`` (what the statistics count it by).
+
+    A surrogate or gone answer, and a redirect resolved with its description
+    (:meth:`ResolutionService.answer_async`), carry everything their answers show: the
+    ``description`` (:class:`~urnkit.resolver.domain.descriptions.Description`, as the
+    client may see it) and, for a surrogate whose every location is broken, the ``archived``
+    copies of its locations in web archives."""
 
     kind: Literal["redirect", "surrogate", "gone", "choices"]
     urn: URN
@@ -55,6 +63,8 @@ class Resolution:
     via: str | None = None
     choices: tuple[tuple[str, str | None], ...] = ()
     prefix: str = ""
+    description: Description | None = None
+    archived: tuple[ArchivedCopy, ...] = ()
 
 
 MAX_CHOICES = 1_000  # records listed for a URN of another namespace that several carry
@@ -64,7 +74,9 @@ class ResolutionService:
     """Resolves URNs over a store: registered ones by their ``records``, others by
     ``forwarding``. Each resolution of a registered URN counts into ``tally`` (flushed to the
     database by :meth:`OverviewService.flush_statistics`). A record with locations restricted
-    to ``networks`` leads each client to the first it may use, judged by its address."""
+    to ``networks`` leads each client to the first it may use, judged by its address. What
+    an answer other than a redirect shows is read by ``descriptions`` (with the copies
+    ``time_travel`` finds in web archives)."""
 
     def __init__(
         self,
@@ -73,12 +85,15 @@ class ResolutionService:
         forwarding: ForwardingService,
         tally: ResolutionTally,
         networks: NetworkService,
+        time_travel: TimeTravel,
     ) -> None:
         self.store = store
         self.records = records
         self.forwarding = forwarding
         self.tally = tally
         self.networks = networks
+        self.time_travel = time_travel
+        self.descriptions = Rfc2483Requests(records)
 
     def resolve(self, text: str, client: str | None = None) -> Resolution:
         """Resolve a URN, components included: a q-component is copied into the locator's
@@ -142,6 +157,32 @@ class ResolutionService:
         if redirect is None:
             return await asyncio.to_thread(self._from_record, urn, key, row, client)
         return redirect if row[4] is None else replace(redirect, routed=True)
+
+    async def answer_async(
+        self, text: str, client: str | None = None, described: bool = False
+    ) -> Resolution:
+        """All that ``GET /{urn}`` answers for the URN in ``text``, in one call: what
+        :meth:`resolve_async` gives, and, when ``described`` (the client asks for a format
+        of the record rather than the redirect), a redirect of a record of ours with its
+        ``description`` too, read in a worker thread. A surrogate or gone answer always
+        carries it."""
+        resolution = await self.resolve_async(text, client)
+        if not described or resolution.kind != "redirect" or not resolution.key:
+            return resolution
+        description = await asyncio.to_thread(self.describe, str(resolution.urn), client)
+        return replace(resolution, description=description)
+
+    def describe(self, text: str, client: str | None = None, request: str = "") -> Description:
+        """What is known of the registered URN in ``text``, as a client at ``client`` may see
+        it (:meth:`Rfc2483Requests.describe`), for an RFC 2483 ``request`` or a format asked
+        for by a query: with its current name for ``I2N``, the URNs related to it for
+        ``I2Ns``; :class:`~urnkit.resolver.domain.NotFoundError` when none is registered."""
+        description = self.descriptions.describe(text, self.networks.reader(None, client))
+        if request == "I2N":
+            return replace(description, current=self.descriptions.current(text))
+        if request == "I2Ns":
+            return replace(description, related=tuple(self.descriptions.related(text)))
+        return description
 
     def pasted(self, text: str) -> str | None:
         """The URN that ``text``, not registered as given, names once cleaned of what pasting
@@ -226,23 +267,27 @@ class ResolutionService:
     def _from_record(
         self, urn: URN, key: str, row: ResolutionRow, client: str | None
     ) -> Resolution:
-        """The surrogate or gone answer: the record as the client may see it."""
-        whole = self.records.get(urn.assigned_name)
-        kind: Literal["surrogate", "gone"] = (
-            "gone" if whole.status == "deactivated" else "surrogate"
-        )
-        before = () if row[2] is None else tuple(row[2].split("\n"))
-        if all(loc.restricted_to is None for loc in whole.locations):
-            return Resolution(kind, urn, key=key, record=whole, predecessors=before)
-        reader = self.networks.reader(None, client)
+        """The surrogate or gone answer: the record described as the client may see it, with
+        the archived copies of a surrogate's locations when none is usable."""
+        description = self.describe(str(urn), client)
+        record = description.record
+        if record.status == "deactivated":
+            kind: Literal["surrogate", "gone"] = "gone"
+            copies: tuple[ArchivedCopy, ...] = ()
+        else:
+            kind = "surrogate"
+            usable = description.usable
+            copies = () if usable else tuple(self.time_travel.archived_copies(record))
         return Resolution(
             kind,
             urn,
             key=key,
-            record=shown(whole, reader),
-            predecessors=before,
-            withheld=withheld(whole, reader),
-            routed=True,
+            record=record,
+            predecessors=() if row[2] is None else tuple(row[2].split("\n")),
+            withheld=description.withheld,
+            routed=description.restricted,
+            description=description,
+            archived=copies,
         )
 
     def _elsewhere(self, urn: URN, client: str | None) -> Resolution:

@@ -66,7 +66,6 @@ from urnkit.resolver.representations.signposting import (
     script_json,
 )
 from urnkit.resolver.services import Services
-from urnkit.resolver.services.descriptions import Rfc2483Requests
 from urnkit.resolver.services.resolution import Resolution
 from urnkit.resolver.web import citing
 from urnkit.resolver.web.caching import NO_STORE, validated
@@ -104,42 +103,28 @@ class _URNRoute(Route):
 
 
 async def resolve_request(request: Request) -> Response:
-    """The answer to ``GET`` or ``HEAD /{urn}``, or to the RFC 2483 service its query names;
-    what the front found (``FOUND``) is answered without resolving again."""
+    """The answer to ``GET`` or ``HEAD /{urn}``, or to the RFC 2483 service its query names:
+    the request read (the URN, the query, the client's address, what ``Accept`` prefers),
+    one call of the services, and what they return written out. What the front found
+    (``FOUND``) is answered without resolving again."""
     text = raw_urn(request.scope, "/")
     query = request.scope.get("query_string", b"").decode("latin-1")
+    services: Services = request.app.state.services
+    client = client_of(request.scope)
     if query:
         if query[:1] in ("+", "="):
             text = f"{text}?{query}"
         chosen = requested(query)
-        if chosen == LINKSET_SERVICE:
-            return await asyncio.to_thread(answer_linkset, request, text, False)
         if chosen is not None and chosen != "I=I":  # I=I needs two URNs: the default
-            return await asyncio.to_thread(answer_service, request, chosen, text)
+            return await answer_service(request, chosen, text)
         if (cite := citing.requested_format(query)) is not None:  # fix/cite: ?format=
-            return await asyncio.to_thread(_described_record, request, text, "", (), cite)
+            description = await asyncio.to_thread(services.resolution.describe, text, client)
+            return await asyncio.to_thread(_described_record, request, description, cite)
     if "accept-datetime" in request.headers:  # RFC 7089 §4.1: /{urn} is its own TimeGate
         negotiation = await asyncio.to_thread(negotiated, request, text)
         if negotiation is not None:
             return negotiation
-    services: Services = request.app.state.services
-    metrics: Metrics = request.app.state.metrics
-    try:
-        resolution = request.scope.get(FOUND)  # by the front (redirect_front), if it ran
-        if isinstance(resolution, Exception):
-            raise resolution
-        if resolution is None:
-            resolution = await services.resolution.resolve_async(text, client_of(request.scope))
-    except NotFoundError:
-        metrics.resolved("not_found")
-        raise
-    except (InvalidURNError, UnacceptableError):
-        metrics.resolved("invalid")
-        raise
-    except Exception:
-        metrics.resolved("error")
-        raise
-    metrics.resolved(resolution.kind)
+    resolution = await _resolved(request, text, client)
     if resolution.kind == "choices":
         return _choices(request, resolution)
     wanted = preferred_json(request.scope, resolution.media_types)
@@ -155,21 +140,53 @@ async def resolve_request(request: Request) -> Response:
             resolution.key,
             resolution.media_types,
         )
-    described = text if resolution.via is None else str(resolution.urn)  # the record's URN
+    return await asyncio.to_thread(_written, request, resolution, wanted)
+
+
+async def _resolved(request: Request, text: str, client: str | None) -> Resolution:
+    """What the front found (``FOUND``) or, if it did not run, the services' one answer
+    (:meth:`~urnkit.resolver.services.resolution.ResolutionService.answer_async`), described
+    when ``Accept`` may prefer a format of the record to its redirect; counted by kind."""
+    metrics: Metrics = request.app.state.metrics
+    try:
+        resolution = request.scope.get(FOUND)  # by the front (redirect_front), if it ran
+        if isinstance(resolution, Exception):
+            raise resolution
+        if resolution is None:
+            services: Services = request.app.state.services
+            described = preferred_json(request.scope) is not None
+            resolution = await services.resolution.answer_async(text, client, described)
+    except NotFoundError:
+        metrics.resolved("not_found")
+        raise
+    except (InvalidURNError, UnacceptableError):
+        metrics.resolved("invalid")
+        raise
+    except Exception:
+        metrics.resolved("error")
+        raise
+    metrics.resolved(resolution.kind)
+    assert isinstance(resolution, Resolution)
+    return resolution
+
+
+def _written(request: Request, resolution: Resolution, wanted: str | None) -> Response:
+    """A record's answer other than its redirect, written from the ``resolution`` alone: the
+    format ``wanted`` (its linkset, its locations, a citation, JSON-LD, Dublin Core), the 410
+    problem, or the record as JSON or as its page."""
+    description = resolution.description
+    assert description is not None  # a record of ours, not redirected: described
     if wanted in LINKSET_TYPES:  # a record of ours: its signposts (RFC 9264 §4.1, §4.2)
-        return await asyncio.to_thread(answer_linkset, request, described, True)
+        return answer_linkset(request, description, True)
     if wanted == "text/uri-list":  # fix/cite: the locations, as I2Ls lists them
-        listed = await asyncio.to_thread(answer_service, request, "I2Ls", described)
+        listed = _service_answer(request, "I2Ls", str(resolution.urn), description)
         listed.headers["Vary"] = "Accept"
         return listed
     if wanted in REPRESENTED:  # fix/cite: citations, JSON-LD, Dublin Core
         cite = citing.accepted(request.headers.get("accept"), wanted)
-        return await asyncio.to_thread(
-            _described_record, request, described, resolution.kind, (), cite
-        )
+        return _described_record(request, description, cite)
     if resolution.kind == "gone" and not wants_html(request):
-        record = resolution.record
-        assert record is not None
+        record = description.record
         signposts = link_header(record_signposts(base_url(request.scope), record, ()))
         links = resolution_links(
             request.scope, (), record.successors, resolution.predecessors, signposts, record.key
@@ -178,9 +195,7 @@ async def resolve_request(request: Request) -> Response:
         if resolution.routed:
             headers["Cache-Control"] = NO_STORE.decode()
         return _gone_problem(record, resolution.predecessors, headers)
-    return await asyncio.to_thread(
-        _described_record, request, described, resolution.kind, resolution.alternates
-    )
+    return _shown_record(request, resolution, description)
 
 
 _CHOICES_TYPES = ("text/html", "text/uri-list", "application/json")
@@ -214,37 +229,44 @@ def _choices(request: Request, resolution: Resolution) -> Response:
     return validated(request, page, None)
 
 
-def _described_record(
-    request: Request,
-    text: str,
-    kind: str,
-    alternates: Sequence[str],
-    represented: tuple[str, dict[str, str]] | None = None,
-) -> Response:
-    """A record as resolution shows it when it does not redirect (the ``alternates`` it
-    would redirect to, if any): as JSON to a client that prefers it, else as its page
-    (RFC 8458 §4.5's surrogate; 410 when deactivated); or as one of the ``represented``
-    formats (a media type and its parameters: :mod:`urnkit.resolver.web.citing`)."""
-    services: Services = request.app.state.services
-    reader = services.networks.reader(None, client_of(request.scope))
-    description = Rfc2483Requests(services.records).describe(text, reader)
-    record = description.record
+def _headers(
+    request: Request, description: Description, alternates: Sequence[str] = ()
+) -> dict[str, str]:
+    """The headers of an answer about a record of ours: its ``Link`` header (with the
+    ``alternates`` it would redirect to, if any), ``Vary``, and ``no-store`` when what it
+    shows depends on the client's address."""
     headers = {"Link": _record_links(request.scope, description, alternates), "Vary": _VARY}
-    if description.restricted:  # what it shows depends on the client's address
+    if description.restricted:
         headers["Cache-Control"] = NO_STORE.decode()
-    if represented is not None:  # fix/cite
-        if represented[0] in XML_TYPES:
-            answer = _xml_response(record, represented[0], headers)
-        else:
-            answer = citing.represented(request, description, *represented, headers)
-        return validated(request, answer, description.modified)
-    if kind == "gone":
+    return headers
+
+
+def _described_record(
+    request: Request, description: Description, represented: tuple[str, dict[str, str]]
+) -> Response:
+    """A record as one of the ``represented`` formats (a media type and its parameters:
+    :mod:`urnkit.resolver.web.citing`), Dublin Core among them."""
+    headers = _headers(request, description)
+    if represented[0] in XML_TYPES:
+        answer = _xml_response(description.record, represented[0], headers)
+    else:
+        answer = citing.represented(request, description, *represented, headers)
+    return validated(request, answer, description.modified)
+
+
+def _shown_record(request: Request, resolution: Resolution, description: Description) -> Response:
+    """A record as resolution shows it when it does not redirect (the ``alternates`` it would
+    redirect to, if any): as JSON to a client that prefers it, else as its page (RFC 8458
+    §4.5's surrogate; 410 when deactivated); with the archived copies of its locations when
+    every one is broken (Robust Links)."""
+    alternates, copies = resolution.alternates, resolution.archived
+    headers = _headers(request, description, alternates)
+    if resolution.kind == "gone":
         return _record_page(request, description, 410, headers, alternates)
-    # Every location broken: the copies web archives may hold (Robust Links), none fetched.
-    copies = [] if description.usable else services.time_travel.archived_copies(record)
     if preferred_json(request.scope):
         if copies:
             headers["Link"] += ", " + link_header(archive_links(copies))
+        record = description.record
         body = public_record_json(record, description.predecessors) | archived_json(copies)
         return validated(request, JSONResponse(body, headers=headers), description.modified)
     page = _record_page(request, description, 200, headers, alternates, copies)
@@ -261,15 +283,12 @@ def _record_links(scope: Scope, description: Description, alternates: Sequence[s
     )
 
 
-def answer_linkset(request: Request, text: str, negotiated: bool) -> Response:
+def answer_linkset(request: Request, description: Description, negotiated: bool) -> Response:
     """The links of a record's answers as a linkset: the locations it leads to, its
     successors and predecessors, and its signposts, their context its ``cite-as`` URL; as
     JSON (RFC 9264 §4.2) or, where ``Accept`` prefers it, in the ``Link`` header's form
     (§4.1). ``negotiated`` (chosen by ``Accept`` on ``/{urn}``) or a choice of forms says
     ``Vary: Accept``."""
-    services: Services = request.app.state.services
-    reader = services.networks.reader(None, client_of(request.scope))
-    description = Rfc2483Requests(services.records).describe(text, reader)
     record = description.record
     base = base_url(request.scope)
     usable = description.usable
@@ -296,13 +315,22 @@ def answer_linkset(request: Request, text: str, negotiated: bool) -> Response:
     return validated(request, body, description.modified)
 
 
-def answer_service(request: Request, name: str, text: str) -> Response:
-    """The answer of the RFC 2483 service ``name`` for the URN in ``text`` (not I=I)."""
+async def answer_service(request: Request, name: str, text: str) -> Response:
+    """The answer of the RFC 2483 service ``name`` for the URN in ``text`` (not I=I), or of
+    :data:`LINKSET_SERVICE`: what the services describe of it, read once in a worker thread
+    (:meth:`~urnkit.resolver.services.resolution.ResolutionService.describe`), then written."""
     services: Services = request.app.state.services
-    rfc2483 = Rfc2483Requests(services.records)
+    client = client_of(request.scope)
+    description = await asyncio.to_thread(services.resolution.describe, text, client, name)
+    if name == LINKSET_SERVICE:
+        return await asyncio.to_thread(answer_linkset, request, description, False)
+    return await asyncio.to_thread(_service_answer, request, name, text, description)
+
+
+def _service_answer(request: Request, name: str, text: str, description: Description) -> Response:
+    """The answer of the RFC 2483 service ``name`` for the URN in ``text``, written from its
+    ``description``."""
     urn = parse_urn(text)
-    reader = services.networks.reader(None, client_of(request.scope))
-    description = rfc2483.describe(text, reader)
     record = description.record
     alternates = [loc.url for loc in description.usable]
     if urn.q_component:  # RFC 8141 §2.3.2: passed to every locator
@@ -332,11 +360,9 @@ def answer_service(request: Request, name: str, text: str) -> Response:
         return validated(request, xml, description.modified)
     # I2N and I2Ns follow other records too: their ETag only says whether the answer changed.
     if name == "I2N":
-        return validated(
-            request, _uri_list_response([(rfc2483.current(text), None)], headers), None
-        )
+        return validated(request, _uri_list_response([(description.current, None)], headers), None)
     assert name == "I2Ns"
-    related: list[tuple[str | None, str | None]] = list(rfc2483.related(text))
+    related: list[tuple[str | None, str | None]] = list(description.related)
     return validated(request, _uri_list_response(related, headers), None)
 
 
@@ -439,7 +465,7 @@ async def uri_res_request(request: Request) -> Response:
     if chosen == "I=I":
         equal = equivalent(text)
         return PlainTextResponse("true" if equal else "false")
-    return await asyncio.to_thread(answer_service, request, chosen, text)
+    return await answer_service(request, chosen, text)
 
 
 def _gone_problem(
