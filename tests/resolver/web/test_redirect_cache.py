@@ -145,10 +145,10 @@ def test_a_record_imported_in_bulk_is_seen_by_the_next_request(
     assert served.only("bulk")[:2] == (302, "https://example.org/bulk")
 
 
+# urnkit db backup and restore are SQLite's (PostgreSQL's are pg_dump and pg_restore).
+@pytest.mark.parametrize("running", ["sqlite"], indirect=True)
 def test_a_restore_from_backup_is_seen_by_the_next_request(served: Served, tmp_path: Path) -> None:
     # RFC 8458 §4.2: resolution answers from the database as restored.
-    if not served.database_url.startswith("sqlite"):
-        pytest.skip("urnkit db backup and restore are SQLite's (PostgreSQL: pg_dump)")
     served.put("1", {"url": "https://example.org/backed-up"})
     copy = tmp_path / "copy.db"
     urnkit("db", "backup", str(copy), "--database-url", served.database_url)
