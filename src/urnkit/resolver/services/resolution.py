@@ -41,8 +41,7 @@ class Resolution:
     ``routed``: the answer depends on the client's address (no shared cache may keep it).
     A URN of another namespace that records here carry in ``metadata.identifiers`` resolves
     ``via`` that URN as the one record's URN does (``urn``), or, carried by several, gives
-    their URNs as ``choices``, oldest first, each with its title (if any). A record's
-    redirect names its ``prefix`` (what the statistics count it by).
+    their URNs as ``choices``, oldest first, each with its title (if any).
 
     A surrogate or gone answer, and a redirect resolved with its description
     (:meth:`ResolutionService.answer_async`), carry everything their answers show: the
@@ -62,7 +61,6 @@ class Resolution:
     routed: bool = False
     via: str | None = None
     choices: tuple[tuple[str, str | None], ...] = ()
-    prefix: str = ""
     description: Description | None = None
     archived: tuple[ArchivedCopy, ...] = ()
 
@@ -120,17 +118,6 @@ class ResolutionService:
         if redirect is None:
             return self._from_record(urn, key, row, client)
         return redirect if row[4] is None else replace(redirect, routed=True)
-
-    def changes(self) -> int | None:
-        """A value that moves whenever a redirect of a record may change
-        (:meth:`~urnkit.resolver.store.Store.resolution_changes`); None where the store keeps
-        none. A redirect given while it stays may be given again, counted by
-        :meth:`counted`."""
-        return self.store.resolution_changes()
-
-    def counted(self, prefix: str) -> None:
-        """Count a resolution of a record of ``prefix`` answered without :meth:`resolve`."""
-        self.tally.add(prefix)
 
     async def resolve_async(self, text: str, client: str | None = None) -> Resolution:
         """:meth:`resolve` for the event loop (``GET /{urn}``): the lookup is
@@ -247,7 +234,7 @@ class ResolutionService:
     def _redirect(urn: URN, key: str, row: ResolutionRow) -> Resolution | None:
         """The redirect to an active record's best location not known broken; None when the
         answer needs the whole record (no such location, or deactivated)."""
-        status, targets, predecessors, prefix, _ = row
+        status, targets, predecessors, _, _ = row
         if status == "active" and targets is not None:
             alternates, media_types = read_targets(targets)
             if urn.q_component:
@@ -260,7 +247,6 @@ class ResolutionService:
                 alternates=alternates,
                 media_types=media_types,
                 predecessors=() if predecessors is None else tuple(predecessors.split("\n")),
-                prefix=prefix,
             )
         return None
 

@@ -57,9 +57,7 @@ def redirect_front(
     (``no-store`` when the target depends on the client's address: a record with locations
     restricted to networks); a
     request with credentials goes the long way, to be answered ``no-store``
-    (web/caching.py). The redirects of records are kept, their headers ready, while the
-    store's change counter stays (:class:`Answers`)."""
-    answers = Answers()
+    (web/caching.py)."""
 
     async def front(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
@@ -68,19 +66,10 @@ def redirect_front(
                 await redirect(scope, "https://example.org/", cache_control)(scope, receive, send)
                 return
             if path[1:5].lower() == "urn:" and not scope["query_string"] and _plain(scope):
-                urn = raw_urn(scope, "/")
-                key = (urn, *_base_key(scope))
-                changes = _changes(services)
-                kept = answers.get(key, changes)
-                if kept is not None:
-                    services.resolution.counted(kept[0])
-                    metrics.resolved("redirect")
-                    await _send_redirect(kept[1], send)
-                    return
                 client = scope.get("client")
                 try:
                     found = await services.resolution.resolve_async(
-                        urn, client[0] if client else None
+                        raw_urn(scope, "/"), client[0] if client else None
                     )
                 except Exception as error:  # the route raises it again, to be answered
                     scope[FOUND] = error
@@ -89,7 +78,7 @@ def redirect_front(
                         scope[FOUND] = found
                     else:
                         metrics.resolved("redirect")
-                        headers = redirect(
+                        response = redirect(
                             scope,
                             found.target or "",
                             NO_STORE if found.routed else cache_control,
@@ -97,79 +86,12 @@ def redirect_front(
                             found.predecessors,
                             found.key,
                             found.media_types,
-                        ).raw_headers
-                        if found.key and not (found.routed or found.via or found.urn.q_component):
-                            answers.keep(key, changes, found.prefix, headers)
-                        await _send_redirect(headers, send)
+                        )
+                        await response(scope, receive, send)
                         return
         await app(scope, receive, send)
 
     return front
-
-
-_Answer = tuple[str, list[tuple[bytes, bytes]]]  # the record's prefix, the redirect's headers
-
-
-class Answers:
-    """The redirects of records a server process gave, by the URN as sent and the resolver's
-    URL as the request names it (see :func:`base_url`), each with its record's prefix and its
-    headers: kept while the store's change counter
-    (:meth:`~urnkit.resolver.services.resolution.ResolutionService.changes`) stays, read
-    before the lookup whose answer is kept (a change after the read moves it again), so that
-    no answer outlives a change. The oldest go first beyond ``MOST``. Answers that depend on
-    the client (routed by network), on forwarding or on other records (``via``) are not kept.
-
-    >>> answers, key = Answers(), ("urn:nbn:fi-1",)
-    >>> answers.get(key, 7) is None  # nothing kept yet
-    True
-    >>> answers.keep(key, 7, "fi", [])
-    >>> answers.get(key, 7), answers.get(key, 8), answers.get(key, 7)
-    (('fi', []), None, None)
-    """
-
-    MOST = 20_000
-
-    def __init__(self) -> None:
-        self._kept: dict[tuple[object, ...], _Answer] = {}
-        self._changes: int | None = None
-
-    def get(self, key: tuple[object, ...], changes: int | None) -> _Answer | None:
-        """The answer kept for ``key`` if the counter still reads ``changes``; every answer
-        is forgotten when it moved (None: there is no counter)."""
-        if changes != self._changes:
-            self._kept.clear()
-            self._changes = changes
-        return None if changes is None else self._kept.get(key)
-
-    def keep(
-        self,
-        key: tuple[object, ...],
-        changes: int | None,
-        prefix: str,
-        headers: list[tuple[bytes, bytes]],
-    ) -> None:
-        """Keep the redirect for ``key`` of a record of ``prefix`` with its ``headers``, looked
-        up after the counter read ``changes``: not if it has moved since (another request saw
-        it move while this one awaited its lookup)."""
-        if changes is None or changes != self._changes:
-            return
-        if len(self._kept) >= self.MOST:
-            del self._kept[next(iter(self._kept))]
-        self._kept[key] = (prefix, headers)
-
-
-def _changes(services: Services) -> int | None:
-    """The store's change counter; None when it cannot be read (the lookup says why)."""
-    try:
-        return services.resolution.changes()
-    except Exception:
-        return None
-
-
-async def _send_redirect(headers: list[tuple[bytes, bytes]], send: Send) -> None:
-    """A 302 with ``headers`` and no body, as a Starlette response sends it."""
-    await send({"type": "http.response.start", "status": 302, "headers": headers})
-    await send({"type": "http.response.body", "body": b""})
 
 
 def redirect(
@@ -229,24 +151,18 @@ def base_url(scope: Scope) -> str:
     """The resolver's URL as the request names it, ending in ``/`` (Starlette's ``base_url``:
     the scheme, the ``Host`` header, the root path), remembered for the few names a server
     has: made anew, it cost a large share of a redirect's own work."""
-    key = _base_key(scope)
+    host = b""
+    for name, value in scope["headers"]:
+        if name == b"host":
+            host = value
+            break
+    key = (scope["scheme"], host, scope.get("root_path", ""), scope.get("server"))
     base = _BASES.get(key)
     if base is None:
         base = str(Request(scope).base_url)
         if len(_BASES) < _MOST_BASES:
             _BASES[key] = base
     return base
-
-
-def _base_key(scope: Scope) -> tuple[str, bytes, str, object]:
-    """What the resolver's URL depends on (:func:`base_url`): the scheme, the ``Host``
-    header, the root path, the server's address."""
-    host = b""
-    for name, value in scope["headers"]:
-        if name == b"host":
-            host = value
-            break
-    return scope["scheme"], host, scope.get("root_path", ""), scope.get("server")
 
 
 _NOT_PLAIN = (b"authorization", b"accept-datetime")
