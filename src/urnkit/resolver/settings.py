@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from urnkit.resolver.domain import listed_networks
+from urnkit.resolver.domain.networks import HEADER_FORMS, listed_networks
 from urnkit.resolver.domain.versions import web_archives
 from urnkit.resolver.services.discovery import parse_nameserver
 from urnkit.resolver.store import DEFAULT_DATABASE_URL
@@ -148,9 +148,7 @@ class Settings:
             raise ValueError(f"server must be one of {', '.join(SERVERS)}, not {self.server!r}")
         if self.dns_nameserver:
             parse_nameserver(self.dns_nameserver)  # a ValueError saying what is wrong
-        from urnkit.resolver.web.proxies import HEADER_FORMS, trusted_networks
-
-        trusted_networks(self.trusted_proxies)  # a ValueError naming the entry
+        listed_networks("trusted_proxies", self.trusted_proxies)  # a ValueError naming the entry
         if self.forwarded_headers not in HEADER_FORMS:
             raise ValueError(
                 f"forwarded_headers must be one of {', '.join(HEADER_FORMS)}, "

@@ -19,7 +19,7 @@ import ipaddress
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Final
 
 from urnkit.resolver.domain.errors import UnacceptableError
 from urnkit.resolver.domain.records import Record
@@ -199,6 +199,13 @@ def shown_document(document: Mapping[str, Any], reader: Reader) -> dict[str, Any
         or reader.may_read(str(loc.get("organisation") or owner), loc.get("restricted_to"))
     ]
     return {**document, "locations": visible}
+
+
+# The request headers each form of the forwarded_headers setting reads (web/proxies.py).
+HEADER_FORMS: Final = {
+    "x-forwarded": (b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-host"),
+    "forwarded": (b"forwarded",),
+}
 
 
 def listed_networks(setting: str, text: str) -> tuple[Range, ...]:

@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 import secrets
 from datetime import datetime, timedelta
@@ -50,11 +51,16 @@ from urnkit.resolver.store import Store, now
 
 # argon2-cffi's defaults (RFC 9106 §4's second recommendation: argon2id, 64 MiB, 3 passes).
 _HASHER = PasswordHasher()
-# Verified when no account has the name, so that a sign-in takes as long either way.
-_DECOY = _HASHER.hash(secrets.token_urlsafe(16))
 ADMIN = Principal("command line", "admin", 0)  # the operator: every right of an admin
 LIMITS = SignInLimits()  # unless the settings say otherwise
 SESSION_SECRET = "staff-sessions"  # the name of the sessions' signing key in the database
+
+
+@functools.cache
+def _decoy() -> str:
+    """The hash verified when no account has the name, so that a sign-in takes as long either
+    way; made at the first such sign-in rather than by every process that imports this."""
+    return _HASHER.hash(secrets.token_urlsafe(16))
 
 
 def one_time_password() -> str:
@@ -111,7 +117,7 @@ class AccountService:
             found = tx.accounts.by_name(name) if possible else None
         if waiting is not None:
             raise _wait_until(waiting)
-        account, stored = found if found is not None else (None, _DECOY)
+        account, stored = found if found is not None else (None, _decoy())
         if not _verified(stored, password) or account is None or account.disabled:
             raise UnauthenticatedError(
                 "the user name or the password is wrong, or the account is disabled",

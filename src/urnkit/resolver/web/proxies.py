@@ -25,11 +25,10 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Sequence
-from typing import Final
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from urnkit.resolver.domain.networks import listed_networks
+from urnkit.resolver.domain.networks import HEADER_FORMS, listed_networks
 from urnkit.resolver.web.limits import MAX_HEADER_BYTES
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -39,11 +38,6 @@ _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _QUOTED = r'"(?:[\t !#-\[\]-~\x80-\xff]|\\[\t -~\x80-\xff])*"'
 _PAIR = re.compile(rf"[ \t]*({_TOKEN})=({_TOKEN}|{_QUOTED})[ \t]*")
 _HOST = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}))(?::[0-9]{1,5})?")
-# The headers each form of the forwarded_headers setting reads.
-HEADER_FORMS: Final = {
-    "x-forwarded": (b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-host"),
-    "forwarded": (b"forwarded",),
-}
 
 
 def trusted_networks(text: str) -> tuple[Network, ...]:
