@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from resolver_support import urnkit
+from resolver_support import urnkit, urnkit_here
 
 GOOD = [f'{{"urn": "urn:nbn:fi:lib-{n}", "metadata": {{"title": "Book {n}"}}}}' for n in range(4)]
 # Each bad line of the file, by its line number, and what its refusal must say.
@@ -26,9 +26,9 @@ BAD = {
 def database(database_url: str) -> tuple[str, str]:
     """A database with the schema and "Library" holding ``fi:lib``."""
     flag = ("--database-url", database_url)
-    urnkit("db", "upgrade", *flag)
-    urnkit("admin", "create-org", "Library", *flag)
-    urnkit("admin", "delegate", "Library", "fi:lib", *flag)
+    urnkit_here("db", "upgrade", *flag)
+    urnkit_here("admin", "create-org", "Library", *flag)
+    urnkit_here("admin", "delegate", "Library", "fi:lib", *flag)
     return flag
 
 
@@ -42,7 +42,7 @@ def _file(tmp_path: Path) -> Path:
 
 
 def _stored(database: tuple[str, str]) -> list[str]:
-    exported = urnkit("export", *database).stdout.splitlines()
+    exported = urnkit_here("export", *database).splitlines()
     return sorted(json.loads(line)["urn"] for line in exported)
 
 

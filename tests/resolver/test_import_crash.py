@@ -21,16 +21,14 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 import sqlalchemy as sa
-from resolver_support import urnkit
+from resolver_support import urnkit, urnkit_here
 
 from urnkit.resolver.store import history, locations, records
 
 TOTAL = 20_000
 BATCH = 1_000
 KILLS = ((4 * BATCH, 0.0), (8 * BATCH, 0.03), (12 * BATCH, 0.06))  # (committed, then seconds)
-FORMATS = ("ndjson", "csv")
 
 
 def urn(number: int) -> str:
@@ -173,14 +171,15 @@ def check_whole_records(engine: sa.Engine) -> int:
     return len(stored)
 
 
-@pytest.mark.parametrize("kind", FORMATS)
 def test_kill_during_import_leaves_whole_batches_and_rerun_completes(
-    database_url: str, tmp_path: Path, kind: str
+    database_url: str, tmp_path: Path
 ) -> None:
     """SIGKILL mid-batch, three times: a whole number of batches each time, each record whole;
-    the last run imports the rest, says how many it skipped, and leaves every record once."""
-    urnkit("admin", "create-org", "Test Library", "--database-url", database_url)
-    urnkit("admin", "delegate", "Test Library", "fi:test", "--database-url", database_url)
+    the last run imports the rest, says how many it skipped, and leaves every record once.
+    Each format once, on a database of its own: the batches they are read into are one code."""
+    kind = "csv" if database_url.startswith("sqlite") else "ndjson"
+    urnkit_here("admin", "create-org", "Test Library", "--database-url", database_url)
+    urnkit_here("admin", "delegate", "Test Library", "fi:test", "--database-url", database_url)
     path = write_import_file(tmp_path, kind)
     engine = sa.create_engine(database_url)
     try:

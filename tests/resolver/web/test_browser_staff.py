@@ -238,16 +238,18 @@ def test_an_admin_creates_an_account_and_disabling_it_ends_its_open_session(
 # --- every page in every language ---------------------------------------------------------
 
 
-def test_every_staff_page_in_every_language_passes_the_accessibility_checks(
+def test_the_staff_pages_speak_the_language_the_browser_asks_for(
     browser: Chrome, resolver: Resolver
 ) -> None:
     # Chosen by ?lang=, every staff page in every language is checked by test_browser_pages.py
-    # (widths, axe-core, English left on the page); here the language comes from the header.
+    # (widths, axe-core, English left on the page); here the language comes from the header
+    # (RFC 9110 §12.5.4): the sign-in page in each, and in one language the pages that list
+    # leaves out, the first change of password and an admin's page refused to a registrant.
     database = resolver.database_url.split(":")[0]
     left_in_english: dict[str, list[str]] = {}
 
     def visit(name: str, path: str, language: str) -> None:
-        browser.execute_cdp_cmd("Network.enable", {})  # RFC 9110 §12.5.4
+        browser.execute_cdp_cmd("Network.enable", {})
         headers = {"headers": {"Accept-Language": f"{language}, en;q=0.1"}}
         browser.execute_cdp_cmd("Network.setExtraHTTPHeaders", headers)
         browser.get(resolver.base_url + path)
@@ -262,17 +264,15 @@ def test_every_staff_page_in_every_language_passes_the_accessibility_checks(
         for language in LANGUAGES:
             browser.delete_all_cookies()
             visit("sign-in", STAFF_PAGES["sign-in"], language)
-            name, one_time = create_user(resolver, "Test Library", "admin")
-            sign_in_by_keyboard(browser, resolver.base_url, name, one_time)
-            visit("password-first", STAFF_PAGES["password"], language)
-            change_password_by_keyboard(browser, one_time, secrets.token_urlsafe(16))
-            for page, path in STAFF_PAGES.items():
-                if page != "sign-in":
-                    visit(page, path, language)
-            browser.delete_all_cookies()
-            new_account(browser, resolver, "Test Library", "registrant")
-            visit("forbidden", STAFF_PAGES["accounts"], language)  # admins only
-            assert heading(browser).startswith("403")
+        name, one_time = create_user(resolver, "Test Library", "admin")
+        sign_in_by_keyboard(browser, resolver.base_url, name, one_time)
+        visit("password-first", STAFF_PAGES["password"], "de")
+        change_password_by_keyboard(browser, one_time, secrets.token_urlsafe(16))
+        visit("tokens", STAFF_PAGES["tokens"], "de")
+        browser.delete_all_cookies()
+        new_account(browser, resolver, "Test Library", "registrant")
+        visit("forbidden", STAFF_PAGES["accounts"], "de")  # admins only
+        assert heading(browser).startswith("403")
     finally:
         browser.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {}})
     assert {page: found for page, found in left_in_english.items() if found} == {}

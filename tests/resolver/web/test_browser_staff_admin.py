@@ -170,23 +170,3 @@ def test_the_overview_shows_the_databases_numbers(
     active = _scalar(resolver, "SELECT count(*) FROM records WHERE status = 'active'")
     shown = admin.find_element(By.ID, "status-active").text
     assert int(re.sub(r"\D", "", shown)) == active
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        "/staff/admin/",
-        "/staff/admin/broken-links",
-        "/staff/admin/organisations",
-        "/staff/admin/networks",
-        "/staff/admin/prefixes",
-        "/staff/admin/forwarding",
-        "/staff/admin/harvest",
-    ],
-)
-def test_every_admin_page_passes_the_accessibility_checks_in_every_language(
-    admin: Chrome, resolver: Resolver, shot: Any, path: str
-) -> None:
-    for language in ("en", "fi", "sv", "de", "cs"):
-        admin.get(f"{resolver.base_url}{path}?lang={language}")
-        checked(admin, shot, language)

@@ -158,13 +158,13 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(
     fuzzed_server: tuple[Resolver, Server],
 ) -> None:
     """As admin, registrant and anonymous client: every generated request gets a documented
-    status, content type and body, never a 5xx; the server logs no exception."""
+    status, content type and body, never a 5xx; the server logs no exception. On PostgreSQL
+    as admin only: the other roles' requests are refused by rules the database does not
+    enter (tokens, prefixes delegated), which SQLite's run fuzzes; the admin's are stored."""
     fuzzed_resolver, server = fuzzed_server
-    roles = {
-        "admin": fuzzed_resolver.admin_token,
-        "registrant": fuzzed_resolver.registrant_token,
-        "anonymous client": None,
-    }
+    roles: dict[str, str | None] = {"admin": fuzzed_resolver.admin_token}
+    if fuzzed_resolver.database_url.startswith("sqlite"):
+        roles |= {"registrant": fuzzed_resolver.registrant_token, "anonymous client": None}
     found: list[Finding] = []
     for revoke in (False, True):
         for role, token in roles.items():
