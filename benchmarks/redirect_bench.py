@@ -33,7 +33,6 @@ import argparse
 import itertools
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -53,13 +52,14 @@ from resolve_bench import (
     LoadSettings,
     _redirect_location,
     _stop,
+    cpu_seconds,
     find_wrk,
     free_port,
     fresh_database,
     import_records,
     load,
+    postgresql_cpu,
     prepare,
-    process_ticks,
     write_records,
 )
 
@@ -112,29 +112,12 @@ def urnkit_serve(url: str, port: int, server: str) -> list[str]:
 
 def group_cpu(group: int) -> Callable[[], float]:
     """The CPU seconds of process group ``group`` so far."""
-    return lambda: sum((process_ticks(group=group) or {}).values()) / os.sysconf("SC_CLK_TCK")
+    return lambda: cpu_seconds(group=group) or 0.0
 
 
 def backends_cpu(url: str) -> Callable[[], float]:
-    """The CPU seconds so far of the PostgreSQL backends connected to ``url``'s database."""
-    import sqlalchemy as sa
-
-    engine = sa.create_engine(url, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
-    query = "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
-
-    def cpu() -> float:
-        with engine.connect() as connection:
-            pids = set(connection.exec_driver_sql(query).scalars())
-        ticks = process_ticks(command="postgres") or {}
-        return sum(ticks[pid] for pid in pids if pid in ticks) / os.sysconf("SC_CLK_TCK")
-
-    return cpu
-
-
-def wrk_cpu() -> float:
-    """The CPU seconds of this process's children that ended (every wrk run)."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return children.ru_utime + children.ru_stime
+    """The CPU seconds so far of the benchmark's own PostgreSQL backends on ``url``."""
+    return lambda: postgresql_cpu(url) or 0.0
 
 
 def measure(
@@ -149,15 +132,15 @@ def measure(
         for keys in KEYS:
             for (name, port, server), database in order:
                 load(port, [], keys, 1, settings)  # warm: the hot set, the caches
-                cpu = server(), database() if database else 0.0, wrk_cpu()
+                cpu = server(), database() if database else 0.0
                 measured = load(port, [], keys, settings.seconds, settings)
-                after = server(), database() if database else 0.0, wrk_cpu()
+                after = server(), database() if database else 0.0
                 per = 1e6 / max(measured.requests, 1)
                 samples.append({
                     "system": name, "keys": keys, "round": number + 1,
                     "server_us": (after[0] - cpu[0]) * per,
                     "database_us": (after[1] - cpu[1]) * per if database else None,
-                    "wrk_us": (after[2] - cpu[2]) * per, "rate": measured.rate,
+                    "wrk_us": measured.wrk_cpu_us, "rate": measured.rate,
                     "p99_ms": measured.p99_ms, "not_3xx": measured.not_3xx + measured.socket_errors,
                     "load": os.getloadavg()[0],
                 })  # fmt: skip

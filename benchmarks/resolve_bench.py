@@ -51,14 +51,17 @@ the numbers with the flags. The default ASGI server of ``urnkit serve`` is chose
 Prints a table and the targets, PASS or FAIL; ``--json OUT`` also writes every number. With
 each load the table gives the server's CPU time per request (its process group's, from
 ``/proc``): the ratio of the two is what resolving costs next to the bare redirect, whatever
-share of the CPUs wrk took; with each import, the CPU time per row of the importer and, on
-PostgreSQL, of the database server's processes (read from ``/proc``, when it runs here). Exit
+share of the CPUs wrk took; and wrk's own CPU time per request (its rusage once it ended), which
+it takes from the same CPUs; with each import, the CPU time per row of the importer and, on
+PostgreSQL, of the benchmark's own backends (:func:`postgresql_cpu`, when the server runs
+here). Exit
 status: 0 when every target passes, 1 when one fails, 2 when the benchmark cannot run.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import http.client
 import json
 import os
@@ -92,6 +95,7 @@ DEFAULT_POSTGRESQL_URL: Final = os.environ.get(
     "URNKIT_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 )
 SEED: Final = 8458
+APPLICATION: Final = "urnkit-bench"  # the application_name of the benchmark's connections
 STARTUP_SECONDS: Final = 60
 
 ORGANISATION: Final = "Benchmark Library"
@@ -124,7 +128,8 @@ def write_records(path: Path, count: int) -> None:
 @contextmanager
 def fresh_database(kind: str, directory: Path, postgresql_url: str) -> Iterator[str]:
     """The URL of a new empty database: a SQLite file in ``directory``, or a PostgreSQL
-    database created on ``postgresql_url``'s server and dropped afterwards."""
+    database created on ``postgresql_url``'s server and dropped afterwards, whose connections
+    name themselves :data:`APPLICATION` (see :func:`postgresql_cpu`)."""
     if kind == "sqlite":
         yield f"sqlite:///{directory / 'bench.db'}"
         return
@@ -142,7 +147,8 @@ def fresh_database(kind: str, directory: Path, postgresql_url: str) -> Iterator[
             "(give --postgresql-url, or leave postgresql out of --databases)"
         ) from None
     try:
-        yield admin.url.set(database=name).render_as_string(hide_password=False)
+        url = admin.url.set(database=name).update_query_dict({"application_name": APPLICATION})
+        yield url.render_as_string(hide_password=False)
     finally:
         with admin.connect() as connection:
             connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
@@ -172,8 +178,8 @@ def prepare(url: str) -> None:
 @dataclass(frozen=True, slots=True)
 class Import:
     """One timed import: rows (URN + location) stored and the seconds it took; the CPU time per
-    row of the importer (this process and the one preparing its batches) and of PostgreSQL's
-    processes (None for SQLite, which runs in the importer, or where they cannot be read)."""
+    row of the importer (this process and the one preparing its batches) and of its PostgreSQL
+    backends (None for SQLite, which runs in the importer, or where they cannot be read)."""
 
     database: str
     rows: int
@@ -201,7 +207,7 @@ def import_records(kind: str, url: str, path: Path, batch_size: int) -> Import:
     store = Store(url)
     try:
         services = Services(store)
-        cpu = _importer_cpu(), _postgresql_cpu(kind)
+        cpu = _importer_cpu(), postgresql_cpu(url)
         start = time.perf_counter()
         with open(path, "rb") as raw:
             rejects = Rejects(0, None)
@@ -211,7 +217,7 @@ def import_records(kind: str, url: str, path: Path, batch_size: int) -> Import:
         seconds = time.perf_counter() - start
         per_row = 1e6 / max(imported, 1)
         importer = (_importer_cpu() - cpu[0]) * per_row
-        after = _postgresql_cpu(kind)
+        after = postgresql_cpu(url)
         postgresql = None if cpu[1] is None or after is None else (after - cpu[1]) * per_row
         if kind == "postgresql":
             autocommit = store.engine.execution_options(isolation_level="AUTOCOMMIT")
@@ -229,10 +235,10 @@ def import_through_command(kind: str, url: str, path: Path, batch_size: int) -> 
     """Import ``path`` with ``python -m urnkit import``, timed from starting the command to its
     end (its start-up included): the way to measure a checkout whose Python API differs, such
     as the code an issue was filed on (``PYTHONPATH=…/src``); then ``ANALYZE``, untimed. The
-    server's CPU is read every 50 ms while the command runs: its connection's process ends
-    with it."""
+    server's CPU (its backends', :func:`backend_ticks`) is read every 50 ms while the command
+    runs: its connection's process ends with it."""
     importer = _importer_cpu()
-    seen = process_ticks(command="postgres") if kind == "postgresql" else None
+    seen = backend_ticks(url)
     first = dict(seen or {})
     start = time.perf_counter()
     arguments = [str(path), "--batch-size", str(batch_size), "--database-url", url]
@@ -248,7 +254,7 @@ def import_through_command(kind: str, url: str, path: Path, batch_size: int) -> 
         while child.poll() is None:
             time.sleep(0.05)
             if seen is not None:
-                seen |= process_ticks(command="postgres") or {}
+                seen |= backend_ticks(url) or {}
         seconds = time.perf_counter() - start
         if child.returncode != 0:
             stderr.seek(0)
@@ -286,12 +292,45 @@ def _importer_cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def _postgresql_cpu(kind: str) -> float | None:
-    """CPU seconds of the PostgreSQL server's processes on this machine (every backend and
-    background process: the WAL writer, the checkpointer …); None for SQLite or without them."""
-    if kind != "postgresql":
+def postgresql_cpu(url: str) -> float | None:
+    """The CPU seconds so far of the benchmark's own PostgreSQL backends (see
+    :func:`backend_ticks`); None for SQLite, or when they cannot be read. A backend that ends
+    between two readings takes its CPU time with it: read while the connections are open."""
+    ticks = backend_ticks(url)
+    return None if ticks is None else sum(ticks.values()) / os.sysconf("SC_CLK_TCK")
+
+
+def backend_ticks(url: str) -> dict[int, int] | None:
+    """The CPU ticks so far of each backend connected to ``url``'s database (made for the run
+    by :func:`fresh_database`) as :data:`APPLICATION`, by process id (``pg_stat_activity``),
+    read from ``/proc/<pid>/stat`` of those processes only: not the server's other processes
+    nor anyone else's backends. None for SQLite, or when they cannot be read (the server on
+    another machine)."""
+    if not url.startswith("postgresql"):
         return None
-    return cpu_seconds(command="postgres") or None
+    with _monitor(url).connect() as connection:
+        pids = set(connection.exec_driver_sql(_BACKENDS, (APPLICATION,)).scalars())
+    ticks = {pid: found for pid in pids if (found := pid_ticks(pid)) is not None}
+    return None if pids and not ticks else ticks
+
+
+_BACKENDS: Final = """SELECT pid FROM pg_stat_activity
+WHERE datname = current_database() AND application_name = %s AND pid <> pg_backend_pid()"""
+
+
+@functools.cache
+def _monitor(url: str) -> Any:
+    """An engine that opens a connection for each reading of :func:`postgresql_cpu`."""
+    import sqlalchemy as sa
+
+    return sa.create_engine(url, poolclass=sa.pool.NullPool, isolation_level="AUTOCOMMIT")
+
+
+def pid_ticks(pid: int) -> int | None:
+    """The CPU ticks, user and system, of process ``pid`` so far (``/proc/<pid>/stat``);
+    None when it is not there."""
+    fields = _stat_fields(Path(f"/proc/{pid}/stat"))
+    return None if fields is None else int(fields[11]) + int(fields[12])
 
 
 # --- the server ---------------------------------------------------------------------------------
@@ -370,31 +409,34 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     process.wait()
 
 
-def cpu_seconds(*, group: int | None = None, command: str | None = None) -> float | None:
-    """The CPU time (user and system) that the live processes of process group ``group``, or
-    those running ``command`` (as ``ps -o comm`` names it), have used, read from ``/proc``;
-    None where there is no ``/proc``."""
-    ticks = process_ticks(group=group, command=command)
+def cpu_seconds(*, group: int) -> float | None:
+    """The CPU time (user and system) that the live processes of process group ``group`` have
+    used, read from ``/proc``; None where there is no ``/proc``."""
+    ticks = process_ticks(group=group)
     return None if ticks is None else sum(ticks.values()) / os.sysconf("SC_CLK_TCK")
 
 
-def process_ticks(*, group: int | None = None, command: str | None = None) -> dict[int, int] | None:
+def process_ticks(*, group: int) -> dict[int, int] | None:
     """:func:`cpu_seconds` by process: each live process's CPU ticks, by its id."""
     proc = Path("/proc")
     if not proc.is_dir():
         return None
     ticks = {}
     for stat in proc.glob("[0-9]*/stat"):
-        try:
-            # After the command's name, in parentheses (which may hold anything): state, ppid,
-            # pgrp, … utime and stime are the 12th and 13th (proc(5)).
-            name, _, rest = stat.read_text().partition(" (")[2].rpartition(")")
-        except OSError:  # ended meanwhile
-            continue
-        fields = rest.split()
-        if int(fields[2]) == group or name == command:
+        fields = _stat_fields(stat)
+        if fields is not None and int(fields[2]) == group:
             ticks[int(stat.parent.name)] = int(fields[11]) + int(fields[12])
     return ticks
+
+
+def _stat_fields(stat: Path) -> list[str] | None:
+    """The fields of a ``/proc/<pid>/stat`` after the command's name, in parentheses (which
+    may hold anything): state, ppid, pgrp, … utime and stime are the 12th and 13th (proc(5));
+    None when the process has ended."""
+    try:
+        return stat.read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
 
 
 def _tail(log: Path, lines: int = 20) -> str:
@@ -526,6 +568,7 @@ class Load:
     not_3xx: int
     socket_errors: int
     server_cpu_us: float | None = None  # the server's CPU time per request (see cpu_seconds)
+    wrk_cpu_us: float | None = None  # wrk's own CPU time per request (see _run_measured)
 
     @property
     def rate(self) -> float:
@@ -560,15 +603,32 @@ def load(
     command += ["--timeout", "2s", "--latency", "--script", str(script)]
     command.append(f"http://127.0.0.1:{port}/")
     before = _groups_cpu(groups)
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    returncode, output, wrk_seconds = _run_measured(command)
     after = _groups_cpu(groups)
-    found = _RESULT.search(done.stdout)
-    if done.returncode != 0 or found is None:
-        raise BenchmarkError(f"wrk failed:\n{done.stdout}{done.stderr}")
+    found = _RESULT.search(output)
+    if returncode != 0 or found is None:
+        raise BenchmarkError(f"wrk failed:\n{output}")
     measured = parse_result(found.group(1))
-    if before is None or after is None or measured.requests == 0:
+    if measured.requests == 0:
         return measured
-    return replace(measured, server_cpu_us=(after - before) / measured.requests * 1e6)
+    per = 1e6 / measured.requests
+    measured = replace(measured, wrk_cpu_us=wrk_seconds * per)
+    if before is None or after is None:
+        return measured
+    return replace(measured, server_cpu_us=(after - before) * per)
+
+
+def _run_measured(command: Sequence[str]) -> tuple[int, str, float]:
+    """Run ``command`` to its end: its exit status, its output (standard output, then
+    standard error) and the CPU seconds, user and system, that it used (its own rusage, from
+    ``os.wait4``: no other child's)."""
+    with tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
+        process = subprocess.Popen(command, stdout=stdout, stderr=stderr, text=True)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        stdout.seek(0)
+        stderr.seek(0)
+        return process.returncode, stdout.read() + stderr.read(), usage.ru_utime + usage.ru_stime
 
 
 def _groups_cpu(groups: Sequence[int]) -> float | None:
@@ -819,8 +879,8 @@ def format_report(result: dict[str, Any]) -> str:
         "",
         f"{'database':<11} {'server':<8} {'ceiling/s':>10} {'resolve/s':>10} {'ratio':>6} "
         f"{'p50 ms':>7} {'p99 ms':>7} {'not 3xx':>8} {'import rows/s':>14} "
-        f"{'CPU µs/request':>15}",
-        "-" * 104,
+        f"{'CPU µs/request':>15} {'wrk µs/request':>15}",
+        "-" * 120,
     ]
     rates = {i["database"]: i["rows_per_second"] for i in result["imports"]}
     for row in result["runs"]:
@@ -831,9 +891,14 @@ def format_report(result: dict[str, Any]) -> str:
             f"{resolution['p50_ms']:>7.2f} {resolution['p99_ms']:>7.2f} "
             f"{resolution['not_3xx'] + resolution['socket_errors']:>8,} "
             f"{rates[row['database']]:>14,.0f} "
-            f"{_cpu(row['ceiling']) + ' / ' + _cpu(resolution):>15}"
+            f"{_cpu(row['ceiling']) + ' / ' + _cpu(resolution):>15} "
+            f"{_us(row['ceiling']['wrk_cpu_us']) + ' / ' + _us(resolution['wrk_cpu_us']):>15}"
         )
-    lines += ["", "CPU µs/request: the server's CPU time per request, ceiling / resolution."]
+    lines += [
+        "",
+        "CPU µs/request: the server's CPU time per request, ceiling / resolution; wrk µs/request:",
+        "the load generator's own, on the same CPUs.",
+    ]
     lines += [
         "",
         "Resolution without its database (a second server, the lookup answered from memory):",
@@ -859,7 +924,7 @@ def format_report(result: dict[str, Any]) -> str:
         lines.append(
             f"Import, {imported['database']}: {imported['rows_per_second']:,.0f} rows/s; CPU "
             f"µs/row: importer {_us(imported['importer_cpu_us'])}"
-            + ("" if database is None else f", PostgreSQL's processes {database:.0f}")
+            + ("" if database is None else f", its PostgreSQL backends {database:.0f}")
         )
     lines.append("")
     for database, server in result["fastest_server"].items():
