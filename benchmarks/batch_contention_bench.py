@@ -10,8 +10,9 @@ Usage::
 
 Per database, prepared as ``benchmarks/resolve_bench.py`` prepares it (a SQLite file in a
 temporary directory; a PostgreSQL database made for the run and dropped after it), with a
-registrant token from ``urnkit admin create-token``, and ``python -m urnkit serve`` (one
-worker process) on a free port of 127.0.0.1:
+registrant token from ``urnkit admin create-token``, and ``python -m urnkit serve`` with the
+production settings of docs/deploy.md (``--workers auto``, the access log on) on a free port of
+127.0.0.1:
 
 1. **Serial.** ``--clients`` ``POST /api/v1/urns:batch``, one after another, each over the same
    ``--urns`` new URNs (the first creates them, the others replace them), alternately in
@@ -217,7 +218,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 token = urnkit("admin", "create-token", ORGANISATION, "--database-url", url)
                 token = token.strip().splitlines()[-1]
                 log = directory / f"{kind}.log"
-                with serving(url, args.server, 1, log) as (port, group):
+                with serving(url, args.server, "auto", log) as (port, group):
                     phases[kind] = []
                     for name in ("serial", "overlapping"):
                         _say(f"{kind}: {name}, {args.clients} batches of {args.urns:,} URNs")

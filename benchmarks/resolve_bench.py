@@ -360,7 +360,7 @@ def _redirect_location(port: int, path: str) -> str | None:
 
 @contextmanager
 def serving(
-    url: str, server: str, workers: int, log: Path, customize: Path | None = None
+    url: str, server: str, workers: int | str, log: Path, customize: Path | None = None
 ) -> Iterator[tuple[int, int]]:
     """``python -m urnkit serve`` over ``url`` in a child process; once it answers, its port
     and its process group (the server and its workers). With ``customize``, a directory put

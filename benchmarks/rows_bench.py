@@ -24,6 +24,10 @@ no organisation holds, a URN repeated, bad URN syntax, a URL that is none, metad
 Target (issue 36): the preview's CPU per row within twice the import's; every write succeeds.
 The PostgreSQL server's CPU is that of the benchmark's own backends (``pg_stat_activity``'s
 pids for its database; ``resolve_bench.postgresql_cpu``), not every ``postgres`` process.
+
+No server runs: the preview, the writes and the import are the services' calls in this process
+(the writes from a thread), so that each one's CPU can be told apart; docs/deploy.md's server
+settings (workers, access log) do not apply.
 """
 
 from __future__ import annotations

@@ -11,12 +11,13 @@ Usage::
     .venv/bin/python benchmarks/site_bench.py /tmp/before.conf docs/deploy/nginx-urnkit.conf
 
 Needs the ``server`` extra, ``wrk`` and Debian's ``nginx``. Imports ``--urns`` records into a
-new SQLite database, starts two ``urnkit serve`` processes (one worker each, trusting
-127.0.0.1) and one nginx per site in front of both, fills each site's cache with the hot set
-(``--hot`` URNs), then loads the sites in turn, ``--rounds`` times, ``--seconds`` each, the
-order turned each round. Prints each load's requests a second, nginx's CPU time a request (only
-nginx's: a hit never reaches urnkit) and wrk's own (on the same CPUs), and the median of each
-site. Exit status 0, or 2 when the benchmark cannot run.
+new SQLite database, starts two ``urnkit serve`` processes (the production settings of
+docs/deploy.md: ``--workers auto``, the access log on; trusting 127.0.0.1) and one nginx per
+site in front of both, fills each site's cache with the hot set (``--hot`` URNs), then loads the
+sites in turn, ``--rounds`` times, ``--seconds`` each, the order turned each round. Prints each
+load's requests a second, nginx's CPU time a request (only nginx's: a hit never reaches urnkit)
+and wrk's own (on the same CPUs), and the median of each site. Exit status 0, or 2 when the
+benchmark cannot run.
 """
 
 from __future__ import annotations
@@ -50,7 +51,6 @@ def run(args: argparse.Namespace) -> dict[str, list[Load]]:
     """Import, start the servers and one nginx per site, load the sites in turn; each site's
     loads, in order."""
     os.environ["URNKIT_TRUSTED_PROXIES"] = "127.0.0.1"  # the servers' (they inherit it)
-    os.environ["URNKIT_ACCESS_LOG"] = "0"
     sites = {"before": args.before, "after": args.after}
     with tempfile.TemporaryDirectory(prefix="urnkit-site-") as temporary, ExitStack() as stack:
         directory = Path(temporary)
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> dict[str, list[Load]]:
         upstreams = [
             port
             for port, _ in (
-                stack.enter_context(serving(url, "uvicorn", 1, directory / f"urnkit-{n}.log"))
+                stack.enter_context(serving(url, "uvicorn", "auto", directory / f"urnkit-{n}.log"))
                 for n in (1, 2)
             )
         ]

@@ -13,6 +13,9 @@ what the staff overview and the statistics page ask for, ``record_counts()`` and
 call reads every record) and 1,000 times from a process's cache (``statistics_cache`` 60,
 warmed by one call). It prints the median wall time and the CPU time per call (this process;
 on PostgreSQL also the benchmark's own backends) and the ratio of the two medians.
+
+No server runs: the counts are the services' calls made in this process, what one worker does
+for a page, so docs/deploy.md's server settings (workers, access log) do not apply.
 """
 
 from __future__ import annotations

@@ -19,6 +19,9 @@ checkpoint, split by table and index (``dbstat``); PostgreSQL's database growth,
 (with its TOAST) and index (``pg_total_relation_size`` less ``pg_indexes_size``;
 ``pg_relation_size`` of each index). Targets (the scale issue): 350 bytes per URN at most on
 each database; the import's CPU per row on SQLite at most 65 µs.
+
+No server runs: the import is ``urnkit import``'s code in this process (or the command itself,
+``--through-command``), so docs/deploy.md's server settings (workers, access log) do not apply.
 """
 
 from __future__ import annotations
