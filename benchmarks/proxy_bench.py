@@ -61,6 +61,7 @@ from nginx_site import NginxError, free_port, running_nginx, urnkit_site
 from resolve_bench import (
     PREFIX,
     BenchmarkError,
+    Import,
     Load,
     LoadSettings,
     add_wrk_arguments,
@@ -172,6 +173,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         for status, number in counts.items():
                             hot_statuses[status] = hot_statuses.get(status, 0) + number
                         hot_span[:] = [hot_span[0] or started, time.monotonic()]
+    return _result(args, imported, loads, hot_statuses, hot_span, load_average)
+
+
+def _result(
+    args: argparse.Namespace,
+    imported: Import,
+    loads: dict[str, list[Load]],
+    hot_statuses: dict[str, int],
+    hot_span: list[float],
+    load_average: tuple[float, float, float],
+) -> dict[str, Any]:
+    """The numbers of a run, the ratios and the targets."""
     ratios = {mode: _ratios(loads, mode) for mode in ("hot", "uniform")}
     ratio = statistics.median(ratios["hot"])
     served = sum(number for status, number in hot_statuses.items() if status in FROM_CACHE)
