@@ -1,8 +1,8 @@
-"""Throughput of urnkit's validation and parsing, side by side with its peers, on one URN mix.
+"""CPU time per URN of urnkit's validation and parsing, beside its peers', on one URN mix.
 
 Usage::
 
-    .venv/bin/python benchmarks/parse_bench.py [--count N] [--repeat R] [--seed S] [--json]
+    .venv/bin/python benchmarks/parse_bench.py [--count N] [--rounds R] [--seed S] [--json]
 
 The mix is generated deterministically (``random.Random(seed)``, fixed default seed): URN:NBN of
 several national libraries, ISBN-10 and ISBN-13, UUID, IETF, OID and ``example`` URNs with
