@@ -10,8 +10,9 @@ Usage::
 
 Per database, prepared as ``benchmarks/resolve_bench.py`` prepares it (a SQLite file in a
 temporary directory; a PostgreSQL database made for the run and dropped after it), with a
-registrant token from ``urnkit admin create-token``, and ``python -m urnkit serve`` (one
-worker process) on a free port of 127.0.0.1:
+registrant token from ``urnkit admin create-token``, and ``python -m urnkit serve`` with the
+production settings of docs/deploy.md (``--workers auto``, the access log on) on a free port of
+127.0.0.1:
 
 1. **Serial.** ``--clients`` ``POST /api/v1/urns:batch``, one after another, each over the same
    ``--urns`` new URNs (the first creates them, the others replace them), alternately in
@@ -20,10 +21,10 @@ worker process) on a free port of 127.0.0.1:
    at once (a thread each, released together, the ascending ones first), and waits up to
    ``--timeout`` seconds for its answer.
 
-For each phase it prints each batch's status and wall time, the phase's total (first request
-to last answer), the server's CPU time (its process group's, and on PostgreSQL every
-``postgres`` process's, from ``/proc``), and whether the records ended as some serial order
-leaves them: every record written by the same client, the last to commit. The overlapping
+For each phase it prints each batch's status and wall time, the phase's total (first request to
+last answer), the server's CPU time (its process group's, and on PostgreSQL its own backends',
+from ``/proc``: ``resolve_bench.postgresql_cpu``), and whether the records ended as some serial
+order leaves them: every record written by the same client, the last to commit. The overlapping
 total is given as a multiple of the serial one. Exit status: 0 when every batch of both phases
 got 200 and both states are consistent, 1 when not, 2 when the benchmark cannot run.
 """
@@ -51,9 +52,9 @@ from resolve_bench import (
     PREFIX,
     BenchmarkError,
     _choices,
-    _postgresql_cpu,
     cpu_seconds,
     fresh_database,
+    postgresql_cpu,
     prepare,
     serving,
     urnkit,
@@ -77,7 +78,8 @@ class Batch:
 @dataclass(frozen=True, slots=True)
 class Phase:
     """The batches of one phase, its wall time, the server's CPU seconds (the server's process
-    group; PostgreSQL's processes, None on SQLite) and whether the records ended consistent."""
+    group; the benchmark's PostgreSQL backends, None on SQLite) and whether the records ended
+    consistent."""
 
     name: str
     batches: list[Batch]
@@ -150,7 +152,7 @@ def run_phase(
     """One phase (``serial`` or ``overlapping``) over URNs of its own."""
     first = 1 if name == "serial" else args.urns + 1
     bodies = [batch_body(client, first, args.urns) for client in range(args.clients)]
-    cpu = cpu_seconds(group=group), _postgresql_cpu(kind)
+    cpu = cpu_seconds(group=group), postgresql_cpu(url)
     start = time.perf_counter()
     if name == "serial":
         batches = [
@@ -160,7 +162,7 @@ def run_phase(
     else:
         batches = _overlapping(port, token, bodies, args.timeout)
     seconds = time.perf_counter() - start
-    after = cpu_seconds(group=group), _postgresql_cpu(kind)
+    after = cpu_seconds(group=group), postgresql_cpu(url)
     server = None if cpu[0] is None or after[0] is None else after[0] - cpu[0]
     postgresql = None if cpu[1] is None or after[1] is None else after[1] - cpu[1]
     if any(batch.status == 0 for batch in batches):
@@ -216,7 +218,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 token = urnkit("admin", "create-token", ORGANISATION, "--database-url", url)
                 token = token.strip().splitlines()[-1]
                 log = directory / f"{kind}.log"
-                with serving(url, args.server, 1, log) as (port, group):
+                with serving(url, args.server, "auto", log) as (port, group):
                     phases[kind] = []
                     for name in ("serial", "overlapping"):
                         _say(f"{kind}: {name}, {args.clients} batches of {args.urns:,} URNs")

@@ -1,8 +1,8 @@
-"""Throughput of urnkit's validation and parsing, side by side with its peers, on one URN mix.
+"""CPU time per URN of urnkit's validation and parsing, beside its peers', on one URN mix.
 
 Usage::
 
-    .venv/bin/python benchmarks/parse_bench.py [--count N] [--repeat R] [--seed S] [--json]
+    .venv/bin/python benchmarks/parse_bench.py [--count N] [--rounds R] [--seed S] [--json]
 
 The mix is generated deterministically (``random.Random(seed)``, fixed default seed): URN:NBN of
 several national libraries, ISBN-10 and ISBN-13, UUID, IETF, OID and ``example`` URNs with
@@ -10,25 +10,43 @@ percent-encoded UTF-8, in varied case of ``URN:`` and the NID; 15% carry r-, q- 
 f-components and 10% are invalid, each with one realistic mistake. :func:`generate_samples`
 records which ones were made invalid, so a test can check the grammar against the intent.
 
-Every operation runs over the whole list (``equivalence_key`` over the valid part) in one timed
-loop, with ``time.perf_counter`` and the garbage collector paused as :mod:`timeit` does; the best
-of ``--repeat`` runs counts. The peers, ``urnparse`` and ``rfc3986`` (the ``bench`` extra), are
-optional: when one is not installed it is reported as skipped.
+Every operation runs over the whole list (``equivalence_key`` over the valid part) in one loop,
+``--rounds`` times, the systems alternated round by round (the order turned each round) so that
+whatever else the machine does falls on all of them alike. A figure is CPU time per URN (user
+and system, ``time.process_time``) with the garbage collector on, as in a program that parses:
+the median over the rounds, with the least and the most. The peers, ``urnparse`` and
+``rfc3986`` (the ``bench`` extra), are optional: when one is not installed it is reported as
+skipped.
+
+The anchor outside Python is Go's ``github.com/leodido/go-urn``, Debian's only packaged URN
+parser (``golang-github-leodido-go-urn-dev``; version 1.2 follows RFC 2141, so it rejects the
+r-, q- and f-components of RFC 8141): ``benchmarks/anchors/go_urn_parse`` is built into a
+temporary directory when ``go`` and that source are found (``go env GOPATH``, then ``dpkg -L``),
+and parses the same texts, a round at a time, in the same alternation; the output says when
+it is left out, and why. No Rust URN crate is compared: Debian packages none, and crates.io
+was not reachable where this benchmark was written.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import math
+import os
 import platform
 import random
+import shutil
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
 import urnkit
@@ -37,7 +55,7 @@ from urnkit.namespaces import nbn
 
 SEED: Final = 8141
 DEFAULT_COUNT: Final = 100_000
-DEFAULT_REPEAT: Final = 5
+DEFAULT_ROUNDS: Final = 7
 INVALID_SHARE: Final = 0.10
 COMPONENT_SHARE: Final = 0.15
 
@@ -427,58 +445,168 @@ def _rfc3986_peer() -> Peer | None:
     return Peer("rfc3986", "Validator().validate(uri_reference(s))", loop, accepts)
 
 
+# --- the Go anchor ---------------------------------------------------------------------------
+
+GO_ANCHOR: Final = Path(__file__).parent / "anchors" / "go_urn_parse"
+GO_PACKAGE: Final = "golang-github-leodido-go-urn-dev"  # Debian's go-urn source
+GO_IMPORT: Final = Path("src", "github.com", "leodido", "go-urn")
+RUST: Final = (
+    "Rust: no URN crate compared (Debian packages none; crates.io was not reachable where "
+    "this benchmark was written)"
+)
+
+
+def go_path() -> str | None:
+    """A GOPATH holding go-urn's source: ``go env GOPATH``'s entries, then the directory
+    Debian's package installs it under (from ``dpkg -L``); None when neither has it."""
+    found = subprocess.run(["go", "env", "GOPATH"], capture_output=True, text=True, check=False)
+    for entry in found.stdout.strip().split(os.pathsep):
+        if entry and (Path(entry) / GO_IMPORT / "urn.go").is_file():
+            return entry
+    if shutil.which("dpkg") is None:
+        return None
+    listed = subprocess.run(["dpkg", "-L", GO_PACKAGE], capture_output=True, text=True)
+    suffix = f"/{GO_IMPORT.as_posix()}/urn.go"
+    for line in listed.stdout.splitlines():
+        if line.endswith(suffix):
+            return line.removesuffix(suffix)
+    return None
+
+
+def build_go_anchor(directory: Path) -> tuple[Path | None, str]:
+    """The Go anchor built into ``directory`` (GOPATH mode, against go-urn's source as
+    :func:`go_path` finds it), and what was built; or None and why not."""
+    if shutil.which("go") is None:
+        return None, "go is not on PATH (Debian: apt-get install golang-go)"
+    gopath = go_path()
+    if gopath is None:
+        return None, f"go-urn's source was not found (Debian: apt-get install {GO_PACKAGE})"
+    binary = directory / "go_urn_parse"
+    environment = os.environ | {"GO111MODULE": "off", "GOPATH": gopath, "GOFLAGS": ""}
+    built = subprocess.run(
+        ["go", "build", "-o", str(binary), "."],
+        cwd=GO_ANCHOR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if built.returncode != 0:
+        return None, f"the Go anchor did not build: {built.stderr.strip()}"
+    return binary, f"github.com/leodido/go-urn from {gopath}"
+
+
+class GoAnchor:
+    """The built Go anchor, running over ``texts``: a round at a time, on command."""
+
+    def __init__(self, binary: Path, texts: Sequence[str], directory: Path) -> None:
+        if any("\n" in text for text in texts):
+            raise ValueError("the Go anchor reads one text a line")
+        inputs = directory / "urns.txt"
+        inputs.write_text("".join(f"{text}\n" for text in texts), encoding="utf-8")
+        self._process = subprocess.Popen(
+            [str(binary), str(inputs)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+
+    def _ask(self, command: str) -> str:
+        assert self._process.stdin is not None
+        assert self._process.stdout is not None
+        self._process.stdin.write(command + "\n")
+        self._process.stdin.flush()
+        return self._process.stdout.readline().strip()
+
+    def run(self) -> float:
+        """Parse every text once; the Go process's CPU seconds for it."""
+        nanoseconds, _ = self._ask("run").split()
+        return int(nanoseconds) / 1e9
+
+    def verdicts(self) -> list[bool]:
+        """Whether go-urn accepts each text."""
+        return [flag == "1" for flag in self._ask("verdicts")]
+
+    def close(self) -> None:
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        self._process.wait()
+
+
 # --- measuring --------------------------------------------------------------------------------
 
 
-def best_time(loop: Loop, texts: Sequence[str], repeat: int) -> float:
-    """The fastest of ``repeat`` runs of ``loop(texts)``, in seconds, with the GC paused."""
-    best = math.inf
-    for _ in range(repeat):
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            start = time.perf_counter()
-            loop(texts)
-            elapsed = time.perf_counter() - start
-        finally:
-            if gc_was_enabled:
-                gc.enable()
-        best = min(best, elapsed)
-    return best
+def cpu_seconds(loop: Loop, texts: Sequence[str]) -> float:
+    """The CPU time (user and system) of this process for one ``loop(texts)``, the garbage
+    collector on, as in a program that parses; garbage left by earlier runs is collected
+    first so that it is not charged to this one."""
+    gc.collect()
+    start = time.process_time()
+    loop(texts)
+    return time.process_time() - start
 
 
 @dataclass(frozen=True)
 class Result:
     operation: str
     items: int
-    seconds: float
+    seconds: tuple[float, ...]  # CPU seconds, one a round
+
+    def per_item_us(self) -> tuple[float, float, float]:
+        """CPU µs per URN: the median over the rounds, the least and the most."""
+        low, middle, high = min(self.seconds), statistics.median(self.seconds), max(self.seconds)
+        return tuple(value / self.items * 1e6 for value in (middle, low, high))  # type: ignore[return-value]
 
     @property
     def rate(self) -> float:
-        return self.items / self.seconds if self.seconds > 0 else math.inf
+        """URNs per CPU second, at the median."""
+        middle = statistics.median(self.seconds)
+        return self.items / middle if middle > 0 else math.inf
 
 
-def run(count: int, repeat: int, seed: int) -> dict[str, Any]:
-    """Generate the mix, time every operation and count what each accepts."""
+Timed = Callable[[], float]  # one round of one system: the CPU seconds it took
+
+
+def alternated(systems: Sequence[tuple[str, int, Timed]], rounds: int) -> list[Result]:
+    """Every system once a round, the order turned round by round (A, B, …, then …, B, A)."""
+    seconds: dict[str, list[float]] = {name: [] for name, _, _ in systems}
+    for number in range(rounds):
+        for name, _, timed in systems if number % 2 == 0 else list(reversed(systems)):
+            seconds[name].append(timed())
+    return [Result(name, items, tuple(seconds[name])) for name, items, _ in systems]
+
+
+def _agreement(theirs: Sequence[bool], ours: Sequence[bool]) -> dict[str, int]:
+    pairs = list(zip(theirs, ours, strict=True))
+    return {
+        "accepted": sum(theirs),
+        "both_accept": sum(a and b for a, b in pairs),
+        "only_peer_accepts": sum(a and not b for a, b in pairs),
+        "only_urnkit_accepts": sum(b and not a for a, b in pairs),
+    }
+
+
+def run(count: int, rounds: int, seed: int) -> dict[str, Any]:
+    """Generate the mix, time every system round by round and count what each accepts."""
     samples = generate_samples(count, seed)
     texts = [sample.text for sample in samples]
     valid = [text for text in texts if urnkit.is_valid(text)]
     peers = {"urnparse": _urnparse_peer(), "rfc3986": _rfc3986_peer()}
-
-    operations: list[tuple[str, Loop, Sequence[str]]] = [
-        ("urnkit.is_valid(s)", _urnkit_is_valid, texts),
-        ("urnkit.URN.parse(s)", _urnkit_parse, texts),
-        ("urnkit.URN.parse(s), valid only", _urnkit_parse, valid),
-        ("URN.parse(s).equivalence_key(), valid", _urnkit_equivalence_key, valid),
+    skipped = {
+        name: "not installed; pip install -e '.[bench]'"
+        for name, peer in peers.items()
+        if peer is None
+    }
+    systems: list[tuple[str, int, Timed]] = [
+        (name, len(items), functools.partial(cpu_seconds, loop, items))
+        for name, loop, items in (
+            ("urnkit.is_valid(s)", _urnkit_is_valid, texts),
+            ("urnkit.URN.parse(s)", _urnkit_parse, texts),
+            ("urnkit.URN.parse(s), valid only", _urnkit_parse, valid),
+            ("URN.parse(s).equivalence_key(), valid", _urnkit_equivalence_key, valid),
+        )
     ]
     for peer in peers.values():
         if peer is not None:
-            operations.append((f"{peer.name} {peer.call}", peer.loop, texts))
-    results = [
-        Result(name, len(items), best_time(loop, items, repeat)) for name, loop, items in operations
-    ]
-
-    urnparse_rate = next((r.rate for r in results if r.operation.startswith("urnparse ")), None)
+            timed = functools.partial(cpu_seconds, peer.loop, texts)
+            systems.append((f"{peer.name} {peer.call}", len(texts), timed))
     ours = [urnkit.is_valid(text) for text in texts]
     agreement: dict[str, dict[str, int]] = {
         "urnkit.is_valid": {
@@ -489,24 +617,43 @@ def run(count: int, repeat: int, seed: int) -> dict[str, Any]:
         }
     }
     for name, peer in peers.items():
-        if peer is None:
-            continue
-        theirs = [peer.accepts(text) for text in texts]
-        pairs = list(zip(theirs, ours, strict=True))
-        agreement[name] = {
-            "accepted": sum(theirs),
-            "both_accept": sum(a and b for a, b in pairs),
-            "only_peer_accepts": sum(a and not b for a, b in pairs),
-            "only_urnkit_accepts": sum(b and not a for a, b in pairs),
-        }
+        if peer is not None:
+            agreement[name] = _agreement([peer.accepts(text) for text in texts], ours)
+    with tempfile.TemporaryDirectory(prefix="parse-bench-") as directory:
+        binary, built = build_go_anchor(Path(directory))
+        if binary is None:
+            skipped["go-urn"] = built
+            results = alternated(systems, rounds)
+        else:
+            anchor = GoAnchor(binary, texts, Path(directory))
+            try:
+                systems.append((GO_OPERATION, len(texts), anchor.run))
+                results = alternated(systems, rounds)
+                agreement["go-urn"] = _agreement(anchor.verdicts(), ours)
+            finally:
+                anchor.close()
+    return _report(count, rounds, seed, samples, results, agreement, skipped, built)
 
+
+GO_OPERATION: Final = "Go: go-urn urn.Parse(b) (RFC 2141)"
+
+
+def _report(
+    count: int,
+    rounds: int,
+    seed: int,
+    samples: Sequence[Sample],
+    results: Sequence[Result],
+    agreement: dict[str, dict[str, int]],
+    skipped: dict[str, str],
+    go: str,
+) -> dict[str, Any]:
+    urnparse_rate = next((r.rate for r in results if r.operation.startswith("urnparse ")), None)
     rate = {r.operation: r.rate for r in results}
     is_valid_rate, parse_rate = rate["urnkit.is_valid(s)"], rate["urnkit.URN.parse(s)"]
     targets = [
         _target(
-            f"is_valid >= {TARGET_IS_VALID_RATE:,} URNs/s",
-            is_valid_rate,
-            TARGET_IS_VALID_RATE,
+            f"is_valid >= {TARGET_IS_VALID_RATE:,} URNs/s", is_valid_rate, TARGET_IS_VALID_RATE
         ),
         _target(
             f"is_valid >= {TARGET_IS_VALID_RATIO:g}x urnparse",
@@ -515,26 +662,29 @@ def run(count: int, repeat: int, seed: int) -> dict[str, Any]:
         ),
         _target(f"URN.parse >= {TARGET_PARSE_RATE:,} URNs/s", parse_rate, TARGET_PARSE_RATE),
     ]
+    rows = []
+    for r in results:
+        median, low, high = r.per_item_us()
+        rows.append({
+            "operation": r.operation, "items": r.items, "cpu_seconds": list(r.seconds),
+            "cpu_us_median": median, "cpu_us_min": low, "cpu_us_max": high,
+            "per_cpu_second": r.rate,
+            "vs_urnparse": None if urnparse_rate is None else r.rate / urnparse_rate,
+        })  # fmt: skip
     return {
         "python": sys.version.split()[0],
         "implementation": platform.python_implementation(),
         "machine": platform.machine(),
+        "load_average": os.getloadavg()[0],
         "count": count,
-        "repeat": repeat,
+        "rounds": rounds,
         "seed": seed,
         "intended_valid": sum(sample.valid for sample in samples),
         "with_components": sum(sample.components for sample in samples),
-        "skipped": [name for name, peer in peers.items() if peer is None],
-        "results": [
-            {
-                "operation": r.operation,
-                "items": r.items,
-                "best_seconds": r.seconds,
-                "per_second": r.rate,
-                "vs_urnparse": None if urnparse_rate is None else r.rate / urnparse_rate,
-            }
-            for r in results
-        ],
+        "go": None if "go-urn" in skipped else go,
+        "skipped": skipped,
+        "rust": RUST,
+        "results": rows,
         "agreement": agreement,
         "targets": targets,
     }
@@ -552,19 +702,27 @@ def format_report(report: dict[str, Any]) -> str:
     """The human-readable table of a :func:`run` report."""
     lines = [
         f"{report['count']:,} URNs (seed {report['seed']}): {report['intended_valid']:,} valid, "
-        f"{report['with_components']:,} of them with components; best of {report['repeat']}; "
-        f"{report['implementation']} {report['python']} on {report['machine']}",
+        f"{report['with_components']:,} of them with components; {report['implementation']} "
+        f"{report['python']} on {report['machine']}; load average {report['load_average']:.1f}",
+        f"CPU time per URN (user + system, the garbage collector on), the median of "
+        f"{report['rounds']} rounds (least-most); the systems alternate round by round",
         "",
-        f"{'operation':<58} {'items':>8} {'URNs/s':>12} {'vs urnparse':>12}",
-        "-" * 93,
+        f"{'operation':<42} {'items':>8} {'CPU µs/URN':>20} {'URNs/s':>11} {'vs urnparse':>11}",
+        "-" * 96,
     ]
     for row in report["results"]:
         ratio = "n/a" if row["vs_urnparse"] is None else f"{row['vs_urnparse']:.1f}x"
+        spread = f"{row['cpu_us_median']:.2f} ({row['cpu_us_min']:.2f}-{row['cpu_us_max']:.2f})"
         lines.append(
-            f"{row['operation']:<58} {row['items']:>8,} {row['per_second']:>12,.0f} {ratio:>12}"
+            f"{row['operation']:<42} {row['items']:>8,} {spread:>20} "
+            f"{row['per_cpu_second']:>11,.0f} {ratio:>11}"
         )
-    for name in report["skipped"]:
-        lines.append(f"{name}: skipped (not installed; pip install -e '.[bench]')")
+    lines.append("URNs/s: URNs per second of CPU time, at the median.")
+    if report["go"] is not None:
+        lines.append(f"Go anchor: {report['go']}; its CPU time is the Go process's (getrusage).")
+    for name, why in report["skipped"].items():
+        lines.append(f"{name}: skipped ({why})")
+    lines.append(report["rust"])
 
     lines += ["", f"Accepted (informational; the generator meant {report['intended_valid']:,}):"]
     ours = report["agreement"]["urnkit.is_valid"]
@@ -581,7 +739,7 @@ def format_report(report: dict[str, Any]) -> str:
             f"only urnkit {counts['only_urnkit_accepts']:,}"
         )
 
-    lines += ["", "Targets:"]
+    lines += ["", "Targets (URNs per CPU second):"]
     for target in report["targets"]:
         measured = target["measured"]
         if measured is None:
@@ -597,13 +755,13 @@ def format_report(report: dict[str, Any]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--count", type=int, default=DEFAULT_COUNT, help="URNs in the mix")
-    parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, help="runs; best counts")
+    parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, help="timed rounds")
     parser.add_argument("--seed", type=int, default=SEED, help="seed of the generated mix")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
     args = parser.parse_args(argv)
-    if args.count < 1 or args.repeat < 1:
-        parser.error("--count and --repeat must be at least 1")
-    report = run(args.count, args.repeat, args.seed)
+    if args.count < 1 or args.rounds < 1:
+        parser.error("--count and --rounds must be at least 1")
+    report = run(args.count, args.rounds, args.seed)
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0
 

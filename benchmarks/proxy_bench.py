@@ -47,7 +47,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import statistics
 import sys
 import tempfile
@@ -62,6 +61,7 @@ from nginx_site import NginxError, free_port, running_nginx, urnkit_site
 from resolve_bench import (
     PREFIX,
     BenchmarkError,
+    Import,
     Load,
     LoadSettings,
     add_wrk_arguments,
@@ -76,13 +76,6 @@ from resolve_bench import (
 TARGET_RATIO: Final = 0.70  # the cache's hot-set rate against the map's (the issue)
 TARGET_HITS: Final = 0.999  # of the hot set's requests answered from the cache (issue 33)
 FROM_CACHE: Final = frozenset({"HIT", "STALE", "UPDATING"})
-
-
-def children_cpu() -> float:
-    """The CPU time, user and system, of this process's ended children: wrk's, once a load
-    has waited for it (the servers, still running, are not counted)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def cache_statuses(log: Path, offset: int) -> tuple[dict[str, int], int]:
@@ -132,7 +125,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     os.environ["URNKIT_TRUSTED_PROXIES"] = "127.0.0.1"  # the servers' (they inherit it)
     os.environ["URNKIT_CACHE_REDIRECT"] = str(args.cache_seconds)
     hot_statuses: dict[str, int] = {}
-    generator: dict[str, list[float]] = {}  # wrk's CPU µs a request, load by load
     hot_span = [0.0, 0.0]  # when the first and the last hot load behind the cache ran
     with tempfile.TemporaryDirectory(prefix="urnkit-proxy-") as temporary, ExitStack() as stack:
         directory = Path(temporary)
@@ -172,17 +164,27 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     ("limit", limit_port, limit),
                     ("cache", cache_port, behind),
                 ):
-                    started, wrk_before = time.monotonic(), children_cpu()
+                    started = time.monotonic()
                     found = load(port, group, mode, args.seconds, settings)
                     loads.setdefault(f"{name}_{mode}", []).append(found)
-                    wrk_cpu = (children_cpu() - wrk_before) / max(found.requests, 1) * 1e6
-                    generator.setdefault(f"{name}_{mode}", []).append(wrk_cpu)
                     if name == "cache":
                         counts, offset = cache_statuses(access_log, offset)
                     if name == "cache" and mode == "hot":
                         for status, number in counts.items():
                             hot_statuses[status] = hot_statuses.get(status, 0) + number
                         hot_span[:] = [hot_span[0] or started, time.monotonic()]
+    return _result(args, imported, loads, hot_statuses, hot_span, load_average)
+
+
+def _result(
+    args: argparse.Namespace,
+    imported: Import,
+    loads: dict[str, list[Load]],
+    hot_statuses: dict[str, int],
+    hot_span: list[float],
+    load_average: tuple[float, float, float],
+) -> dict[str, Any]:
+    """The numbers of a run, the ratios and the targets."""
     ratios = {mode: _ratios(loads, mode) for mode in ("hot", "uniform")}
     ratio = statistics.median(ratios["hot"])
     served = sum(number for status, number in hot_statuses.items() if status in FROM_CACHE)
@@ -197,10 +199,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "settings": {name: str(value) for name, value in vars(args).items()},
         "import": asdict(imported) | {"rate": imported.rate},
         "loads": {
-            name: [
-                asdict(found) | {"rate": found.rate, "wrk_cpu_us": wrk}
-                for found, wrk in zip(rounds, generator[name], strict=True)
-            ]
+            name: [asdict(found) | {"rate": found.rate} for found in rounds]
             for name, rounds in loads.items()
         },
         "ratios_hot": ratios["hot"],

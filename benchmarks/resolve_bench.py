@@ -1,90 +1,78 @@
-"""Resolution throughput of the URN:NBN resolver against its own bare redirect, and import speed.
+"""Server CPU per resolution: ``urnkit serve`` with the production settings against the Go
+anchor, alternated round by round; and the import that fills the databases.
 
 Usage::
 
-    .venv/bin/python benchmarks/resolve_bench.py [--urns N] [--seconds S] [--warmup S]
-        [--connections C] [--threads T] [--workers W] [--batch-size B]
-        [--databases sqlite,postgresql] [--servers granian,uvicorn] [--postgresql-url URL]
-        [--json OUT]
+    .venv/bin/python benchmarks/resolve_bench.py [--urns N] [--seconds S] [--rounds R]
+        [--databases sqlite,postgresql] [--servers uvicorn,granian] [--connections C]
+        [--threads T] [--batch-size B] [--postgresql-url URL] [--keep DIRECTORY] [--json OUT]
 
-    .venv/bin/python benchmarks/resolve_bench.py --urns 20000 --seconds 5   # a quick check
+    .venv/bin/python benchmarks/resolve_bench.py --urns 20000 --seconds 3 --rounds 1  # quick
 
-Needs the ``server`` extra and ``wrk`` (``apt-get install wrk``); PostgreSQL runs need a server
-where the URL's user may ``CREATE DATABASE`` (default ``--postgresql-url``: ``URNKIT_TEST_PG``,
-else ``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``). Run it on a quiet machine: the
-load generator and the server share its CPUs, and anything else running skews both. The
-temporary files go where ``TMPDIR`` says (1,000,000 URNs: about 150 MB of NDJSON and, for
-SQLite, a database of about 750 MB; PostgreSQL needs as much in its data directory).
+Needs the ``server`` extra and ``wrk`` (``apt-get install wrk``), and for the anchor ``go``
+with SQLite's development files (Debian: ``golang``, ``libsqlite3-dev``); without ``go`` the
+anchor is left out, and said so. PostgreSQL runs need a server where the URL's user may
+``CREATE DATABASE`` (default ``--postgresql-url``: ``URNKIT_TEST_PG``, else
+``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``). The temporary files go where
+``TMPDIR`` says (1,000,000 URNs: about 150 MB of NDJSON and, for SQLite, a database of about
+750 MB; PostgreSQL needs as much in its data directory).
 
-What it does, per database (a SQLite file in a temporary directory; a PostgreSQL database made
-for the run and dropped after it):
+Per database (a SQLite file; a PostgreSQL database made for the run and dropped after it):
+``urnkit db upgrade``, an organisation holding ``fi:bench``, then ``--urns`` records
+``urn:nbn:fi:bench-1`` … each with one location and a small metadata object, imported as
+``urnkit import`` does (its NDJSON reader and ``TransferService.import_records``, batches of
+``--batch-size``): the rows per second and the CPU time per row of the importer and, on
+PostgreSQL, of its own backends. Then ``ANALYZE``, untimed. ``--keep DIRECTORY`` keeps the
+SQLite database there and reuses it on the next run.
 
-1. ``urnkit db upgrade``, ``urnkit admin create-org`` and ``urnkit admin delegate`` give an
-   organisation the prefix ``fi:bench``.
-2. **Import.** ``--urns`` records ``urn:nbn:fi:bench-1`` … ``urn:nbn:fi:bench-N``, each with one
-   location and a small metadata object, are written as NDJSON and imported in-process through
-   what ``urnkit import`` runs (its NDJSON reader and ``TransferService.import_records``, batches of
-   ``--batch-size``). The time covers reading the file to the last commit; a row is one URN and
-   its location (each also gets its history entry). Then ``ANALYZE`` (``VACUUM ANALYZE`` on
-   PostgreSQL), untimed: what autovacuum would do after a bulk load.
-3. **Resolution**, for each ``--servers``: ``python -m urnkit serve`` in a child process on a
-   free port of 127.0.0.1, with ``--workers``. wrk warms it up with the resolution mix for
-   ``--warmup`` seconds, then loads it for ``--seconds`` each, one after the other in the same
-   server process: first ``GET /-/redirect``, the cheapest 302 the same application gives (the
-   ceiling), then ``GET /{urn}`` for URNs drawn at random from the whole table, in
-   varied case (``URN:NBN:FI:BENCH-7``, ``urn:Nbn:fi:bench-7`` …) so that every lookup goes
-   through equivalence matching. Both runs use the same wrk Lua script (only the path differs),
-   which draws each thread's requests before the run (2**17 of them, used in turn), counts the
-   responses that are not 3xx and prints the exact latency percentiles.
-4. **Resolution without its database**, for each ``--servers``: a second server, the same but
-   for resolution's lookup, which its processes answer from memory with the row the database
-   holds (``WITHOUT_LOOKUP``), is loaded the same way. Its ratio is what the rest of resolution
-   leaves; the report splits the server's time per request (1 / rate) into the ceiling's, the
-   rest of resolution's and the lookup's, and gives the time the target leaves the lookup.
+The systems, each started once and loaded in turn, round by round (the order turned each
+round), so that whatever else the machine does falls on all of them alike:
 
-Targets (the resolver issue): resolution >= 60% of the ceiling's requests/s (the ratio) with
-p99 <= 10 ms and every response a 3xx (wrk's socket errors count against it too), on each
-database and server; import >= 50,000 rows/s on PostgreSQL. Latency depends on how many requests
-are in flight: wrk keeps ``--connections`` open, each with one request outstanding, so report
-the numbers with the flags. The default ASGI server of ``urnkit serve`` is chosen by them.
+* ``urnkit serve`` on each database and ``--servers`` with the settings of docs/deploy.md:
+  ``--workers auto`` (a process per CPU) and the access log on (written to a file);
+* the Go anchor (``benchmarks/anchors/go_resolver``, built here): a ``net/http`` server giving
+  the same 302 from the same SQLite file, what a team might write instead.
 
-Prints a table and the targets, PASS or FAIL; ``--json OUT`` also writes every number. With
-each load the table gives the server's CPU time per request (its process group's, from
-``/proc``): the ratio of the two is what resolving costs next to the bare redirect, whatever
-share of the CPUs wrk took; with each import, the CPU time per row of the importer and, on
-PostgreSQL, of the database server's processes (read from ``/proc``, when it runs here). Exit
-status: 0 when every target passes, 1 when one fails, 2 when the benchmark cannot run.
+Each load is wrk for ``--seconds``, after a second's warm-up: ``ceiling``, ``GET /-/redirect``,
+urnkit's cheapest 302 (the same server, no lookup; the Go anchor has none), then URNs as
+imported, ``hot`` (drawn from a set of 10,000) or ``uniform`` (drawn from all). For each it
+reports the server's CPU per request (every process of the server, from ``/proc``), on
+PostgreSQL its own backends' (:func:`postgresql_cpu`), wrk's own CPU per request (it runs on
+the same CPUs), the rate, p99 and the load average; each figure is the median over the rounds,
+with the range. Exit status 0, or 2 when the benchmark cannot run.
+
+The other benchmarks use this module's records, databases, server and wrk loads.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import http.client
+import itertools
 import json
 import os
-import platform
 import re
 import resource
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 from uuid import uuid4
 
 DEFAULT_URNS: Final = 1_000_000
 DEFAULT_SECONDS: Final = 10
-DEFAULT_WARMUP: Final = 2
 DEFAULT_CONNECTIONS: Final = 16
 DEFAULT_THREADS: Final = 2
-DEFAULT_WORKERS: Final = 1
 DEFAULT_BATCH_SIZE: Final = 5_000  # what ``urnkit import`` uses
 DATABASES: Final = ("sqlite", "postgresql")
 SERVERS: Final = ("granian", "uvicorn")
@@ -92,16 +80,11 @@ DEFAULT_POSTGRESQL_URL: Final = os.environ.get(
     "URNKIT_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 )
 SEED: Final = 8458
+APPLICATION: Final = "urnkit-bench"  # the application_name of the benchmark's connections
 STARTUP_SECONDS: Final = 60
 
 ORGANISATION: Final = "Benchmark Library"
 PREFIX: Final = "fi:bench"
-
-# The targets of the resolver issue.
-TARGET_RATIO: Final = 0.60
-TARGET_P99_MS: Final = 10.0
-TARGET_IMPORT_RATE: Final = 50_000  # URN + location rows/s, on PostgreSQL
-
 
 # --- the records --------------------------------------------------------------------------------
 
@@ -124,7 +107,8 @@ def write_records(path: Path, count: int) -> None:
 @contextmanager
 def fresh_database(kind: str, directory: Path, postgresql_url: str) -> Iterator[str]:
     """The URL of a new empty database: a SQLite file in ``directory``, or a PostgreSQL
-    database created on ``postgresql_url``'s server and dropped afterwards."""
+    database created on ``postgresql_url``'s server and dropped afterwards, whose connections
+    name themselves :data:`APPLICATION` (see :func:`postgresql_cpu`)."""
     if kind == "sqlite":
         yield f"sqlite:///{directory / 'bench.db'}"
         return
@@ -142,7 +126,8 @@ def fresh_database(kind: str, directory: Path, postgresql_url: str) -> Iterator[
             "(give --postgresql-url, or leave postgresql out of --databases)"
         ) from None
     try:
-        yield admin.url.set(database=name).render_as_string(hide_password=False)
+        url = admin.url.set(database=name).update_query_dict({"application_name": APPLICATION})
+        yield url.render_as_string(hide_password=False)
     finally:
         with admin.connect() as connection:
             connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
@@ -172,8 +157,8 @@ def prepare(url: str) -> None:
 @dataclass(frozen=True, slots=True)
 class Import:
     """One timed import: rows (URN + location) stored and the seconds it took; the CPU time per
-    row of the importer (this process and the one preparing its batches) and of PostgreSQL's
-    processes (None for SQLite, which runs in the importer, or where they cannot be read)."""
+    row of the importer (this process and the one preparing its batches) and of its PostgreSQL
+    backends (None for SQLite, which runs in the importer, or where they cannot be read)."""
 
     database: str
     rows: int
@@ -201,7 +186,7 @@ def import_records(kind: str, url: str, path: Path, batch_size: int) -> Import:
     store = Store(url)
     try:
         services = Services(store)
-        cpu = _importer_cpu(), _postgresql_cpu(kind)
+        cpu = _importer_cpu(), postgresql_cpu(url)
         start = time.perf_counter()
         with open(path, "rb") as raw:
             rejects = Rejects(0, None)
@@ -211,7 +196,7 @@ def import_records(kind: str, url: str, path: Path, batch_size: int) -> Import:
         seconds = time.perf_counter() - start
         per_row = 1e6 / max(imported, 1)
         importer = (_importer_cpu() - cpu[0]) * per_row
-        after = _postgresql_cpu(kind)
+        after = postgresql_cpu(url)
         postgresql = None if cpu[1] is None or after is None else (after - cpu[1]) * per_row
         if kind == "postgresql":
             autocommit = store.engine.execution_options(isolation_level="AUTOCOMMIT")
@@ -229,10 +214,10 @@ def import_through_command(kind: str, url: str, path: Path, batch_size: int) -> 
     """Import ``path`` with ``python -m urnkit import``, timed from starting the command to its
     end (its start-up included): the way to measure a checkout whose Python API differs, such
     as the code an issue was filed on (``PYTHONPATH=…/src``); then ``ANALYZE``, untimed. The
-    server's CPU is read every 50 ms while the command runs: its connection's process ends
-    with it."""
+    server's CPU (its backends', :func:`backend_ticks`) is read every 50 ms while the command
+    runs: its connection's process ends with it."""
     importer = _importer_cpu()
-    seen = process_ticks(command="postgres") if kind == "postgresql" else None
+    seen = backend_ticks(url)
     first = dict(seen or {})
     start = time.perf_counter()
     arguments = [str(path), "--batch-size", str(batch_size), "--database-url", url]
@@ -248,7 +233,7 @@ def import_through_command(kind: str, url: str, path: Path, batch_size: int) -> 
         while child.poll() is None:
             time.sleep(0.05)
             if seen is not None:
-                seen |= process_ticks(command="postgres") or {}
+                seen |= backend_ticks(url) or {}
         seconds = time.perf_counter() - start
         if child.returncode != 0:
             stderr.seek(0)
@@ -286,12 +271,45 @@ def _importer_cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def _postgresql_cpu(kind: str) -> float | None:
-    """CPU seconds of the PostgreSQL server's processes on this machine (every backend and
-    background process: the WAL writer, the checkpointer …); None for SQLite or without them."""
-    if kind != "postgresql":
+def postgresql_cpu(url: str) -> float | None:
+    """The CPU seconds so far of the benchmark's own PostgreSQL backends (see
+    :func:`backend_ticks`); None for SQLite, or when they cannot be read. A backend that ends
+    between two readings takes its CPU time with it: read while the connections are open."""
+    ticks = backend_ticks(url)
+    return None if ticks is None else sum(ticks.values()) / os.sysconf("SC_CLK_TCK")
+
+
+def backend_ticks(url: str) -> dict[int, int] | None:
+    """The CPU ticks so far of each backend connected to ``url``'s database (made for the run
+    by :func:`fresh_database`) as :data:`APPLICATION`, by process id (``pg_stat_activity``),
+    read from ``/proc/<pid>/stat`` of those processes only: not the server's other processes
+    nor anyone else's backends. None for SQLite, or when they cannot be read (the server on
+    another machine)."""
+    if not url.startswith("postgresql"):
         return None
-    return cpu_seconds(command="postgres") or None
+    with _monitor(url).connect() as connection:
+        pids = set(connection.exec_driver_sql(_BACKENDS, (APPLICATION,)).scalars())
+    ticks = {pid: found for pid in pids if (found := pid_ticks(pid)) is not None}
+    return None if pids and not ticks else ticks
+
+
+_BACKENDS: Final = """SELECT pid FROM pg_stat_activity
+WHERE datname = current_database() AND application_name = %s AND pid <> pg_backend_pid()"""
+
+
+@functools.cache
+def _monitor(url: str) -> Any:
+    """An engine that opens a connection for each reading of :func:`postgresql_cpu`."""
+    import sqlalchemy as sa
+
+    return sa.create_engine(url, poolclass=sa.pool.NullPool, isolation_level="AUTOCOMMIT")
+
+
+def pid_ticks(pid: int) -> int | None:
+    """The CPU ticks, user and system, of process ``pid`` so far (``/proc/<pid>/stat``);
+    None when it is not there."""
+    fields = _stat_fields(Path(f"/proc/{pid}/stat"))
+    return None if fields is None else int(fields[11]) + int(fields[12])
 
 
 # --- the server ---------------------------------------------------------------------------------
@@ -320,16 +338,9 @@ def _redirect_location(port: int, path: str) -> str | None:
 
 
 @contextmanager
-def serving(
-    url: str, server: str, workers: int, log: Path, customize: Path | None = None
-) -> Iterator[tuple[int, int]]:
+def serving(url: str, server: str, workers: int | str, log: Path) -> Iterator[tuple[int, int]]:
     """``python -m urnkit serve`` over ``url`` in a child process; once it answers, its port
-    and its process group (the server and its workers). With ``customize``, a directory put
-    first on ``PYTHONPATH``, every process of the server imports its ``sitecustomize``."""
-    environment = None
-    if customize is not None:
-        path = os.pathsep.join(filter(None, [str(customize), os.environ.get("PYTHONPATH")]))
-        environment = os.environ | {"PYTHONPATH": path}
+    and its process group (the server and its workers)."""
     port = free_port()
     command = [sys.executable, "-m", "urnkit", "serve", "--database-url", url]
     command += ["--host", "127.0.0.1", "--port", str(port)]
@@ -342,7 +353,6 @@ def serving(
             stdout=output,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            env=environment,
         )
         try:
             deadline = time.monotonic() + STARTUP_SECONDS
@@ -370,31 +380,34 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     process.wait()
 
 
-def cpu_seconds(*, group: int | None = None, command: str | None = None) -> float | None:
-    """The CPU time (user and system) that the live processes of process group ``group``, or
-    those running ``command`` (as ``ps -o comm`` names it), have used, read from ``/proc``;
-    None where there is no ``/proc``."""
-    ticks = process_ticks(group=group, command=command)
+def cpu_seconds(*, group: int) -> float | None:
+    """The CPU time (user and system) that the live processes of process group ``group`` have
+    used, read from ``/proc``; None where there is no ``/proc``."""
+    ticks = process_ticks(group=group)
     return None if ticks is None else sum(ticks.values()) / os.sysconf("SC_CLK_TCK")
 
 
-def process_ticks(*, group: int | None = None, command: str | None = None) -> dict[int, int] | None:
+def process_ticks(*, group: int) -> dict[int, int] | None:
     """:func:`cpu_seconds` by process: each live process's CPU ticks, by its id."""
     proc = Path("/proc")
     if not proc.is_dir():
         return None
     ticks = {}
     for stat in proc.glob("[0-9]*/stat"):
-        try:
-            # After the command's name, in parentheses (which may hold anything): state, ppid,
-            # pgrp, … utime and stime are the 12th and 13th (proc(5)).
-            name, _, rest = stat.read_text().partition(" (")[2].rpartition(")")
-        except OSError:  # ended meanwhile
-            continue
-        fields = rest.split()
-        if int(fields[2]) == group or name == command:
+        fields = _stat_fields(stat)
+        if fields is not None and int(fields[2]) == group:
             ticks[int(stat.parent.name)] = int(fields[11]) + int(fields[12])
     return ticks
+
+
+def _stat_fields(stat: Path) -> list[str] | None:
+    """The fields of a ``/proc/<pid>/stat`` after the command's name, in parentheses (which
+    may hold anything): state, ppid, pgrp, … utime and stime are the 12th and 13th (proc(5));
+    None when the process has ended."""
+    try:
+        return stat.read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
 
 
 def _tail(log: Path, lines: int = 20) -> str:
@@ -403,13 +416,12 @@ def _tail(log: Path, lines: int = 20) -> str:
 
 # --- wrk ----------------------------------------------------------------------------------------
 
-# One script for every run: with ``mode = "ceiling"`` every request is GET /-/redirect, with
-# ``"resolve"`` it is a URN drawn from 1..count in one of the case spellings below; with
+# One script for every run: with ``mode = "ceiling"`` every request is GET /-/redirect; with
 # ``"hot"`` a URN, as imported, drawn from a set of ``hot`` of them (the same in every run and
-# thread), with ``"uniform"`` one drawn from all (benchmarks/proxy_bench.py). Each thread
-# draws its requests before the run (``drawn`` of them, then again from the first) so that
-# both modes cost wrk the same per request: wrk shares the CPUs with the server, and building
-# a request per request in Lua took CPU from the server in the resolution run only. Each thread
+# thread), with ``"uniform"`` one drawn from all. Each thread draws its requests before the
+# run (``drawn`` of them, then again from the first) so that every mode costs wrk the same per
+# request: wrk shares the CPUs with the server, and building a request per request in Lua took
+# CPU from the server in the resolution runs only. Each thread
 # counts the responses that are not 3xx; done() adds them up and prints one parseable line with
 # the exact percentiles (wrk's own table rounds them).
 DRAWN: Final = 1 << 17  # requests drawn per wrk thread: 262,144 URNs drawn by two threads
@@ -420,9 +432,6 @@ local count = %(count)d
 local seed = %(seed)d
 local drawn = %(drawn)d
 local hot = %(hot)d
-local schemes = {"urn", "URN", "Urn"}
-local nids = {"nbn", "NBN", "Nbn"}
-local prefixes = {"fi:bench", "FI:BENCH", "Fi:Bench", "fi:BENCH"}
 local threads = {}
 
 function setup(thread)
@@ -444,12 +453,8 @@ function init(args)
       prepared[i] = wrk.format("GET", "/-/redirect")
     elseif mode == "hot" then
       prepared[i] = wrk.format("GET", "/urn:nbn:%(prefix)s-" .. set[math.random(hot)])
-    elseif mode == "uniform" then
-      prepared[i] = wrk.format("GET", "/urn:nbn:%(prefix)s-" .. math.random(count))
     else
-      prepared[i] = wrk.format("GET", string.format("/%%s:%%s:%%s-%%d",
-        schemes[math.random(#schemes)], nids[math.random(#nids)],
-        prefixes[math.random(#prefixes)], math.random(count)))
+      prepared[i] = wrk.format("GET", "/urn:nbn:%(prefix)s-" .. math.random(count))
     end
   end
   next_request = 0
@@ -483,24 +488,6 @@ end
 _RESULT = re.compile(r"^URNKIT (.*)$", re.MULTILINE)
 
 
-# Each run also loads a second server, whose processes import this module at start-up (as
-# sitecustomize; see serving): in it, resolution's lookup is answered from memory with the row
-# that the database holds for the benchmark's records. Everything else is the first server's:
-# the ratio it reaches is resolution's without its database (see Run.lookup_us).
-WITHOUT_LOOKUP: Final = """\
-# Written by benchmarks/resolve_bench.py: resolution's lookup answered from memory.
-from urnkit.resolver.store import Store
-
-
-async def _row(self, key):
-    # What the database holds for urn:nbn:fi:bench-N: active, at one location.
-    return ("active", "https://example.org/bench/" + key.rpartition("-")[2], None, %(prefix)r, None)
-
-
-Store.resolution_row_async = _row
-"""
-
-
 def find_wrk() -> str:
     """wrk's path, or a :class:`BenchmarkError` saying how to install it."""
     found = shutil.which("wrk")
@@ -526,6 +513,7 @@ class Load:
     not_3xx: int
     socket_errors: int
     server_cpu_us: float | None = None  # the server's CPU time per request (see cpu_seconds)
+    wrk_cpu_us: float | None = None  # wrk's own CPU time per request (see _run_measured)
 
     @property
     def rate(self) -> float:
@@ -546,8 +534,8 @@ class LoadSettings:
 def load(
     port: int, group: int | Sequence[int], mode: str, seconds: int, settings: LoadSettings
 ) -> Load:
-    """Run wrk against 127.0.0.1:``port`` for ``seconds`` in ``mode`` (ceiling, resolve, hot
-    or uniform); the server's CPU time is read from its process group ``group`` (or the sum
+    """Run wrk against 127.0.0.1:``port`` for ``seconds`` in ``mode`` (ceiling, hot or
+    uniform); the server's CPU time is read from its process group ``group`` (or the sum
     of several: a proxy and its upstreams)."""
     script = settings.directory / f"{mode}.lua"
     values = {"mode": mode, "count": settings.urns, "seed": SEED, "drawn": DRAWN}
@@ -560,15 +548,32 @@ def load(
     command += ["--timeout", "2s", "--latency", "--script", str(script)]
     command.append(f"http://127.0.0.1:{port}/")
     before = _groups_cpu(groups)
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    returncode, output, wrk_seconds = _run_measured(command)
     after = _groups_cpu(groups)
-    found = _RESULT.search(done.stdout)
-    if done.returncode != 0 or found is None:
-        raise BenchmarkError(f"wrk failed:\n{done.stdout}{done.stderr}")
+    found = _RESULT.search(output)
+    if returncode != 0 or found is None:
+        raise BenchmarkError(f"wrk failed:\n{output}")
     measured = parse_result(found.group(1))
-    if before is None or after is None or measured.requests == 0:
+    if measured.requests == 0:
         return measured
-    return replace(measured, server_cpu_us=(after - before) / measured.requests * 1e6)
+    per = 1e6 / measured.requests
+    measured = replace(measured, wrk_cpu_us=wrk_seconds * per)
+    if before is None or after is None:
+        return measured
+    return replace(measured, server_cpu_us=(after - before) * per)
+
+
+def _run_measured(command: Sequence[str]) -> tuple[int, str, float]:
+    """Run ``command`` to its end: its exit status, its output (standard output, then
+    standard error) and the CPU seconds, user and system, that it used (its own rusage, from
+    ``os.wait4``: no other child's)."""
+    with tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
+        process = subprocess.Popen(command, stdout=stdout, stderr=stderr, text=True)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        stdout.seek(0)
+        stderr.seek(0)
+        return process.returncode, stdout.read() + stderr.read(), usage.ru_utime + usage.ru_stime
 
 
 def _groups_cpu(groups: Sequence[int]) -> float | None:
@@ -605,269 +610,176 @@ class BenchmarkError(Exception):
     """Something the benchmark needs is missing or failed; the message says what."""
 
 
-@dataclass(frozen=True, slots=True)
-class Run:
-    """The ceiling and the resolution load of one server over one database, and the same
-    for the server whose lookup is answered from memory (:data:`WITHOUT_LOOKUP`)."""
-
-    database: str
-    server: str
-    ceiling: Load
-    resolution: Load
-    without_lookup_ceiling: Load
-    without_lookup: Load
-
-    @property
-    def ratio(self) -> float:
-        return _ratio(self.resolution, self.ceiling)
-
-    @property
-    def ratio_without_lookup(self) -> float:
-        return _ratio(self.without_lookup, self.without_lookup_ceiling)
-
-    @property
-    def lookup_us(self) -> float:
-        """The server's time per resolution that the database lookup takes, from the rates:
-        resolution's time per request less the ceiling's and less what the rest of resolution
-        adds to the ceiling in the server without the lookup."""
-        return 1e6 / self.resolution.rate - 1e6 / self.ceiling.rate - self._rest_us
-
-    @property
-    def lookup_budget_us(self) -> float:
-        """What the target leaves the lookup: resolution reaches the target ratio exactly
-        when :attr:`lookup_us` is at most this."""
-        return (1 / TARGET_RATIO - 1) * 1e6 / self.ceiling.rate - self._rest_us
-
-    @property
-    def _rest_us(self) -> float:
-        return 1e6 / self.without_lookup.rate - 1e6 / self.without_lookup_ceiling.rate
-
-
-def _ratio(load: Load, ceiling: Load) -> float:
-    return load.rate / ceiling.rate if ceiling.rate > 0 else 0.0
-
-
 def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
-
-
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    """Generate, import and load every database and server; the report."""
-    wrk = find_wrk()
-    try:
-        import urnkit.resolver.web  # noqa: F401  (the server extra's libraries, all of them)
-    except ImportError as error:
-        raise BenchmarkError(
-            f"{error}: the resolver needs the server extra: pip install -e '.[server]'"
-        ) from None
-    load_average = os.getloadavg()
-    imports: list[Import] = []
-    runs: list[Run] = []
-    with tempfile.TemporaryDirectory(prefix="urnkit-bench-") as temporary:
-        directory = Path(temporary)
-        records = directory / "records.ndjson"
-        _say(f"writing {args.urns:,} records to {records}")
-        write_records(records, args.urns)
-        without_lookup = directory / "without-lookup"
-        without_lookup.mkdir()
-        (without_lookup / "sitecustomize.py").write_text(
-            WITHOUT_LOOKUP % {"prefix": PREFIX}, encoding="utf-8"
-        )
-        settings = LoadSettings(
-            wrk, args.seconds, args.connections, args.threads, args.urns, directory
-        )
-        for kind in args.databases:
-            with fresh_database(kind, directory, args.postgresql_url) as url:
-                prepare(url)
-                _say(f"{kind}: importing {args.urns:,} records")
-                imported = import_records(kind, url, records, args.batch_size)
-                if imported.rows != args.urns:
-                    raise BenchmarkError(f"{kind}: imported {imported.rows:,} of {args.urns:,}")
-                imports.append(imported)
-                _say(f"{kind}: {imported.rate:,.0f} rows/s")
-                for server in args.servers:
-                    loads = []
-                    for customize in (None, without_lookup):
-                        log = directory / f"{kind}-{server}{'-memory' if customize else ''}.log"
-                        with serving(url, server, args.workers, log, customize) as (port, group):
-                            _say(
-                                f"{kind}, {server}{' without lookup' if customize else ''}: "
-                                f"warming up, then wrk for 2 x {args.seconds} s"
-                            )
-                            # bench-0 was not imported: only the lookup from memory finds it
-                            # (the database's would forward it to the national resolver).
-                            found = _redirect_location(port, f"/urn:nbn:{PREFIX}-0")
-                            if customize and found != "https://example.org/bench/0":
-                                raise BenchmarkError("the lookup from memory was not in place")
-                            if args.warmup > 0:
-                                load(port, group, "resolve", args.warmup, settings)
-                            loads.append(load(port, group, "ceiling", args.seconds, settings))
-                            loads.append(load(port, group, "resolve", args.seconds, settings))
-                    runs.append(Run(kind, server, *loads))
-    return report(args, imports, runs, load_average, os.getloadavg())
-
-
-def _target(
-    name: str, measured: float, required: float, *, at_most: bool = False
-) -> dict[str, Any]:
-    passed = measured <= required if at_most else measured >= required
-    return {
-        "target": name,
-        "required": required,
-        "measured": measured,
-        "status": "PASS" if passed else "FAIL",
-    }
-
-
-def report(
-    args: argparse.Namespace,
-    imports: Sequence[Import],
-    runs: Sequence[Run],
-    load_before: tuple[float, float, float],
-    load_after: tuple[float, float, float],
-) -> dict[str, Any]:
-    """The numbers, the targets met or missed, and which server resolved fastest."""
-    targets: list[dict[str, Any]] = []
-    for item in runs:
-        where = f"{item.database}, {item.server}"
-        ratio, p99 = item.ratio, item.resolution.p99_ms
-        failures = item.resolution.not_3xx + item.resolution.socket_errors
-        targets += [
-            _target(
-                f"{where}: resolution >= {TARGET_RATIO:.0%} of the ceiling ({ratio:.0%})",
-                ratio,
-                TARGET_RATIO,
-            ),
-            _target(
-                f"{where}: p99 <= {TARGET_P99_MS:g} ms ({p99:.2f} ms)",
-                p99,
-                TARGET_P99_MS,
-                at_most=True,
-            ),
-            _target(
-                f"{where}: every resolution a 3xx ({failures:,} not)", failures, 0, at_most=True
-            ),
-        ]
-    for imported in imports:
-        if imported.database == "postgresql":
-            targets.append(
-                _target(
-                    f"postgresql: import >= {TARGET_IMPORT_RATE:,} rows/s ({imported.rate:,.0f})",
-                    imported.rate,
-                    TARGET_IMPORT_RATE,
-                )
-            )
-    fastest = {
-        database: max(
-            (r for r in runs if r.database == database), key=lambda r: r.resolution.rate
-        ).server
-        for database in dict.fromkeys(r.database for r in runs)
-    }
-    return {
-        "python": sys.version.split()[0],
-        "implementation": platform.python_implementation(),
-        "machine": platform.machine(),
-        "cpus": os.cpu_count(),
-        "load_average_before": load_before,
-        "load_average_after": load_after,
-        "urns": args.urns,
-        "seconds": args.seconds,
-        "warmup": args.warmup,
-        "connections": args.connections,
-        "threads": args.threads,
-        "workers": args.workers,
-        "batch_size": args.batch_size,
-        "imports": [asdict(i) | {"rows_per_second": i.rate} for i in imports],
-        "runs": [
-            {
-                "database": r.database,
-                "server": r.server,
-                "ceiling": asdict(r.ceiling) | {"per_second": r.ceiling.rate},
-                "resolution": asdict(r.resolution) | {"per_second": r.resolution.rate},
-                "ratio": r.ratio,
-                "without_lookup_ceiling": asdict(r.without_lookup_ceiling)
-                | {"per_second": r.without_lookup_ceiling.rate},
-                "without_lookup": asdict(r.without_lookup) | {"per_second": r.without_lookup.rate},
-                "ratio_without_lookup": r.ratio_without_lookup,
-                "lookup_us": r.lookup_us,
-                "lookup_budget_us": r.lookup_budget_us,
-            }
-            for r in runs
-        ],
-        "fastest_server": fastest,
-        "targets": targets,
-    }
-
-
-def _cpu(measured: dict[str, Any]) -> str:
-    return _us(measured["server_cpu_us"])
 
 
 def _us(cpu: float | None) -> str:
     return "?" if cpu is None else f"{cpu:.0f}"
 
 
-def format_report(result: dict[str, Any]) -> str:
-    """The human-readable table of a :func:`run` report."""
-    before, after = result["load_average_before"], result["load_average_after"]
+ANCHOR: Final = Path(__file__).parent / "anchors" / "go_resolver"
+KEYS: Final = ("ceiling", "hot", "uniform")
+
+# A system: its name, its port, its CPU seconds so far, its database's (None: no database of
+# its own to count), and whether it has the bare redirect of the ceiling.
+System = tuple[str, int, Callable[[], float], Callable[[], float | None] | None, bool]
+
+
+def build_anchor(directory: Path) -> Path | None:
+    """The Go anchor built into ``directory``; None (and why, on standard error) without Go."""
+    go = shutil.which("go")
+    if go is None:
+        _say("go is not on PATH: the Go anchor is left out")
+        return None
+    binary = directory / "go_resolver"
+    built = subprocess.run(
+        [go, "build", "-o", str(binary), "."], cwd=ANCHOR, capture_output=True, text=True
+    )
+    if built.returncode != 0:
+        raise BenchmarkError(f"the Go anchor did not build:\n{built.stderr}")
+    return binary
+
+
+@contextmanager
+def started(name: str, command: Sequence[str], port: int, log: Path) -> Iterator[int]:
+    """``command`` in a session of its own, once it redirects ``/urn:nbn:fi:bench-1``; its
+    process group."""
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        try:
+            deadline = time.monotonic() + STARTUP_SECONDS
+            while _redirect_location(port, f"/urn:nbn:{PREFIX}-1") is None:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise BenchmarkError(f"{name} did not start: see {log}")
+                time.sleep(0.1)
+            yield process.pid
+        finally:
+            _stop(process)
+
+
+def measure(systems: Sequence[System], settings: LoadSettings, rounds: int) -> list[dict[str, Any]]:
+    """Every system under every key mode, ``rounds`` times, the order turned each round."""
+    samples: list[dict[str, Any]] = []
+    for number in range(rounds):
+        order = systems if number % 2 == 0 else list(reversed(systems))
+        for keys in KEYS:
+            for name, port, server, database, has_ceiling in order:
+                if keys == "ceiling" and not has_ceiling:
+                    continue
+                load(port, [], keys, 1, settings)  # warm: the hot set, the caches
+                cpu = server(), database() if database else None
+                measured = load(port, [], keys, settings.seconds, settings)
+                after = server(), database() if database else None
+                per = 1e6 / max(measured.requests, 1)
+                samples.append({
+                    "system": name, "keys": keys, "round": number + 1,
+                    "server_us": (after[0] - cpu[0]) * per,
+                    "database_us": None if cpu[1] is None or after[1] is None
+                    else (after[1] - cpu[1]) * per,
+                    "wrk_us": measured.wrk_cpu_us, "rate": measured.rate,
+                    "p99_ms": measured.p99_ms, "not_3xx": measured.not_3xx + measured.socket_errors,
+                    "load": os.getloadavg()[0],
+                })  # fmt: skip
+                print(json.dumps(samples[-1]), file=sys.stderr, flush=True)
+    return samples
+
+
+def summary(samples: Sequence[dict[str, Any]]) -> str:
+    """The table: per system and key mode, each figure's median and range over the rounds."""
     lines = [
-        f"{result['urns']:,} URNs; wrk {result['threads']} threads, {result['connections']} "
-        f"connections, {result['seconds']} s per run after {result['warmup']} s warm-up; "
-        f"{result['workers']} server worker(s)",
-        f"{result['implementation']} {result['python']} on {result['machine']}, "
-        f"{result['cpus']} CPUs; load average {before[0]:.2f} before, {after[0]:.2f} after",
-        "",
-        f"{'database':<11} {'server':<8} {'ceiling/s':>10} {'resolve/s':>10} {'ratio':>6} "
-        f"{'p50 ms':>7} {'p99 ms':>7} {'not 3xx':>8} {'import rows/s':>14} "
-        f"{'CPU µs/request':>15}",
-        "-" * 104,
+        "| system | keys | server CPU µs/req | + database | wrk CPU µs/req | req/s | p99 ms | "
+        "errors | load |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    rates = {i["database"]: i["rows_per_second"] for i in result["imports"]}
-    for row in result["runs"]:
-        resolution = row["resolution"]
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for sample in samples:
+        groups.setdefault((sample["system"], sample["keys"]), []).append(sample)
+
+    def spread(rows: list[dict[str, Any]], field: str, form: str = "{:.0f}") -> str:
+        values = [row[field] for row in rows if row[field] is not None]
+        if not values:
+            return "—"
+        low, middle, high = min(values), statistics.median(values), max(values)
+        return f"{form.format(middle)} ({form.format(low)}-{form.format(high)})"
+
+    for (system, keys), rows in groups.items():
+        database = spread(rows, "database_us")
+        errors = sum(row["not_3xx"] for row in rows)
         lines.append(
-            f"{row['database']:<11} {row['server']:<8} {row['ceiling']['per_second']:>10,.0f} "
-            f"{resolution['per_second']:>10,.0f} {row['ratio']:>6.0%} "
-            f"{resolution['p50_ms']:>7.2f} {resolution['p99_ms']:>7.2f} "
-            f"{resolution['not_3xx'] + resolution['socket_errors']:>8,} "
-            f"{rates[row['database']]:>14,.0f} "
-            f"{_cpu(row['ceiling']) + ' / ' + _cpu(resolution):>15}"
+            f"| {system} | {keys} | {spread(rows, 'server_us')} | {database} | "
+            f"{spread(rows, 'wrk_us')} | {spread(rows, 'rate')} | "
+            f"{spread(rows, 'p99_ms', '{:.1f}')} | {errors} | {spread(rows, 'load', '{:.1f}')} |"
         )
-    lines += ["", "CPU µs/request: the server's CPU time per request, ceiling / resolution."]
-    lines += [
-        "",
-        "Resolution without its database (a second server, the lookup answered from memory):",
-        f"{'database':<11} {'server':<8} {'ratio':>6} {'without lookup':>15} "
-        f"{'lookup µs':>10} {'the target leaves':>18}",
-        "-" * 73,
-    ]
-    for row in result["runs"]:
-        lines.append(
-            f"{row['database']:<11} {row['server']:<8} {row['ratio']:>6.0%} "
-            f"{row['ratio_without_lookup']:>15.0%} {row['lookup_us']:>10.1f} "
-            f"{row['lookup_budget_us']:>18.1f}"
-        )
-    lines += [
-        "",
-        "lookup µs: the server's time per request (1 / rate) that the lookup adds: resolution's",
-        "less the ceiling's, less what the rest of resolution adds in the server without it.",
-        "The target leaves: the time per request it allows above the ceiling's, less the rest.",
-        "",
-    ]
-    for imported in result["imports"]:
-        database = imported["postgresql_cpu_us"]
-        lines.append(
-            f"Import, {imported['database']}: {imported['rows_per_second']:,.0f} rows/s; CPU "
-            f"µs/row: importer {_us(imported['importer_cpu_us'])}"
-            + ("" if database is None else f", PostgreSQL's processes {database:.0f}")
-        )
-    lines.append("")
-    for database, server in result["fastest_server"].items():
-        lines.append(f"Fastest resolution on {database}: {server}")
-    lines += ["", "Targets:"]
-    for target in result["targets"]:
-        lines.append(f"  {target['status']:<5} {target['target']}")
     return "\n".join(lines)
+
+
+def databases(
+    stack: ExitStack, args: argparse.Namespace, directory: Path
+) -> dict[str, tuple[str, Path | None]]:
+    """Each database's URL (imported, or reused from ``--keep``) and, for SQLite, its file;
+    each import's figures on standard output."""
+    found: dict[str, tuple[str, Path | None]] = {}
+    records = directory / "records.ndjson"
+    for kind in args.databases:
+        if kind == "sqlite" and (directory / "bench.db").exists():
+            found[kind] = f"sqlite:///{directory / 'bench.db'}", directory / "bench.db"
+            continue
+        if not records.exists():
+            write_records(records, args.urns)
+        url = stack.enter_context(fresh_database(kind, directory, args.postgresql_url))
+        prepare(url)
+        _say(f"{kind}: importing {args.urns:,} records")
+        imported = import_records(kind, url, records, args.batch_size)
+        if imported.rows != args.urns:
+            raise BenchmarkError(f"{kind}: imported {imported.rows:,} of {args.urns:,}")
+        database = imported.postgresql_cpu_us
+        print(
+            f"Import, {kind}: {imported.rate:,.0f} rows/s; CPU µs/row: importer "
+            f"{_us(imported.importer_cpu_us)}"
+            + ("" if database is None else f", its PostgreSQL backends {database:.0f}")
+        )
+        found[kind] = url, directory / "bench.db" if kind == "sqlite" else None
+    return found
+
+
+def run(args: argparse.Namespace) -> str:
+    """Import, start every system, measure; the table."""
+    wrk = find_wrk()
+    with ExitStack() as stack:
+        if args.keep:
+            directory = Path(args.keep)
+            directory.mkdir(parents=True, exist_ok=True)
+        else:
+            directory = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        found = databases(stack, args, directory)
+        systems: list[System] = []
+        for (kind, (url, _)), server in itertools.product(found.items(), args.servers):
+            log = directory / f"urnkit-{server}-{kind}.log"
+            port, group = stack.enter_context(serving(url, server, "auto", log))
+            database = functools.partial(postgresql_cpu, url) if kind == "postgresql" else None
+            name = f"urnkit serve, {server}, {kind}"
+            systems.append((name, port, functools.partial(_group_seconds, group), database, True))
+        binary = build_anchor(directory)
+        sqlite_file = found.get("sqlite", ("", None))[1]
+        if binary is not None and sqlite_file is not None:
+            port = free_port()
+            command = [str(binary), str(sqlite_file), f"127.0.0.1:{port}"]
+            group = stack.enter_context(started("go", command, port, directory / "go.log"))
+            seconds = functools.partial(_group_seconds, group)
+            systems.append(("Go anchor, sqlite", port, seconds, None, False))
+        settings = LoadSettings(wrk, args.seconds, args.connections, args.threads, args.urns,
+                                directory)  # fmt: skip
+        samples = measure(systems, settings, args.rounds)
+    if args.json:
+        Path(args.json).write_text(json.dumps(samples, indent=1), encoding="utf-8")
+    return summary(samples)
+
+
+def _group_seconds(group: int) -> float:
+    return cpu_seconds(group=group) or 0.0
 
 
 def _choices(allowed: Sequence[str]) -> Any:
@@ -897,13 +809,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--urns", type=int, default=DEFAULT_URNS, help="records to import")
     add_wrk_arguments(parser, DEFAULT_SECONDS)
-    parser.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, help="seconds, untimed")
-    parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS, help="server processes")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds, the order turned each")
     parser.add_argument(
-        "--databases", type=_choices(DATABASES), default=list(DATABASES), help="sqlite,postgresql"
+        "--databases", type=_choices(DATABASES), default=["sqlite"], help="sqlite,postgresql"
     )
     parser.add_argument(
-        "--servers", type=_choices(SERVERS), default=list(SERVERS), help="granian,uvicorn"
+        "--servers", type=_choices(SERVERS), default=["uvicorn"], help="uvicorn,granian"
     )
     parser.add_argument(
         "--postgresql-url",
@@ -913,21 +824,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="records per import batch"
     )
-    parser.add_argument("--json", metavar="OUT", help="also write the numbers as JSON to OUT")
+    parser.add_argument("--keep", help="a directory to keep the SQLite database in, and reuse")
+    parser.add_argument("--json", metavar="OUT", help="also write every sample to OUT")
     args = parser.parse_args(argv)
-    if min(args.urns, args.seconds, args.connections, args.threads, args.workers) < 1:
-        parser.error("--urns, --seconds, --connections, --threads and --workers must be >= 1")
-    if args.connections < args.threads or args.warmup < 0 or args.batch_size < 1:
-        parser.error("need --connections >= --threads, --warmup >= 0 and --batch-size >= 1")
+    if min(args.urns, args.seconds, args.connections, args.threads, args.rounds) < 1:
+        parser.error("--urns, --seconds, --connections, --threads and --rounds must be >= 1")
+    if args.connections < args.threads or args.batch_size < 1:
+        parser.error("need --connections >= --threads and --batch-size >= 1")
     try:
-        result = run(args)
+        print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs")
+        print(run(args))
     except BenchmarkError as error:
         print(f"resolve_bench: {error}", file=sys.stderr)
         return 2
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(format_report(result))
-    return 0 if all(t["status"] == "PASS" for t in result["targets"]) else 1
+    return 0
 
 
 if __name__ == "__main__":

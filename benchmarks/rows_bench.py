@@ -15,15 +15,19 @@ no organisation holds, a URN repeated, bad URN syntax, a URL that is none, metad
 
 1. **Preview.** Library's token previews the file (``services.uploads.preview``) while a
    thread writes as Other, one ``PUT`` every ``--write-every`` seconds: the preview's seconds
-   and CPU time per row (this process; on PostgreSQL, the server's processes too), and each
+   and CPU time per row (this process; on PostgreSQL, the benchmark's backends too), and each
    write's outcome and latency.
 2. **Import.** The same file imported into the same database as ``urnkit import`` reads it
    (``csv_rows``, every refusal allowed): its seconds and CPU time per row (this process, the
-   children preparing its batches and PostgreSQL's processes).
+   children preparing its batches and the benchmark's PostgreSQL backends).
 
 Target (issue 36): the preview's CPU per row within twice the import's; every write succeeds.
-The PostgreSQL server's CPU is that of every ``postgres`` process on the machine: a shared
-server adds the others' work.
+The PostgreSQL server's CPU is that of the benchmark's own backends (``pg_stat_activity``'s
+pids for its database; ``resolve_bench.postgresql_cpu``), not every ``postgres`` process.
+
+No server runs: the preview, the writes and the import are the services' calls in this process
+(the writes from a thread), so that each one's CPU can be told apart; docs/deploy.md's server
+settings (workers, access log) do not apply.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from resolve_bench import BenchmarkError, _importer_cpu, _postgresql_cpu, fresh_database
+from resolve_bench import BenchmarkError, _importer_cpu, fresh_database, postgresql_cpu
 
 BAD_EVERY = 50  # 2% of the rows
 BAD_ROWS = (
@@ -140,25 +144,25 @@ def measure(kind: str, url: str, count: int, every: float) -> Figures:
 
         writer = Writer(Services(Store(url)), other, every)
         writer.start()
-        cpu, server = time.process_time(), _postgresql_cpu(kind)
+        cpu, server = time.process_time(), postgresql_cpu(url)
         start = time.perf_counter()
         preview = services.uploads.preview(library, data, "csv")
         preview_seconds = time.perf_counter() - start
         preview_cpu = (time.process_time() - cpu) * 1e6 / count
-        after = _postgresql_cpu(kind)
+        after = postgresql_cpu(url)
         preview_server = None if server is None or after is None else (after - server) * 1e6
         writer.stop.set()
         writer.join()
 
         rejects = Rejects(count, None)
-        cpu, server = _importer_cpu(), _postgresql_cpu(kind)
+        cpu, server = _importer_cpu(), postgresql_cpu(url)
         start = time.perf_counter()
         services.transfer.import_records(
             csv_rows(io.BytesIO(data), rejects), None, 5_000, None, rejects
         )
         import_seconds = time.perf_counter() - start
         import_cpu = (_importer_cpu() - cpu) * 1e6 / count
-        after = _postgresql_cpu(kind)
+        after = postgresql_cpu(url)
         import_server = None if server is None or after is None else (after - server) * 1e6
     finally:
         store.close()

@@ -13,7 +13,8 @@ Needs the ``server`` extra and ``wrk``; about 1 GB a million URNs on disk per da
 NDJSON (150 MB a million) where ``TMPDIR`` says. Per database, as
 ``benchmarks/resolve_bench.py`` does: ``urnkit import`` of ``--urns`` records (each with one
 location and a title, ``Benchmark record N``), then ``urnkit serve --workers W`` loaded by wrk
-for ``--seconds`` with URNs drawn uniformly from all (a bounded run: wrk's ``--duration``), then
+for ``--seconds`` with URNs drawn uniformly from all (a bounded run: wrk's ``--duration``; the
+server's CPU and wrk's own per request beside the rate), then
 title searches through HTTP (``GET /api/v1/search?title=…&limit=20`` on the same server, the
 three alternating, 51 rounds; the median and the 99th percentile): a rare title (one record),
 a title nobody has, and a word every title has (a first page of 20). The target: each median
@@ -40,6 +41,7 @@ from typing import Any, Final
 from resolve_bench import (
     BenchmarkError,
     LoadSettings,
+    _us,
     add_wrk_arguments,
     find_wrk,
     fresh_database,
@@ -128,8 +130,9 @@ def measure(kind: str, args: argparse.Namespace, records: Path, directory: Path)
 def format_report(result: dict[str, Any]) -> str:
     lines = [
         "| database | import | rows/s | CPU µs/row | size | bytes/URN | resolutions/s | "
-        "p99 ms | not 3xx | rare title ms p50 (p99) | missing | common |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "server CPU µs/req | wrk CPU µs/req | p99 ms | not 3xx | rare title ms p50 (p99) | "
+        "missing | common |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for kind, found in result["databases"].items():
         imported, resolution, search = (
@@ -143,7 +146,8 @@ def format_report(result: dict[str, Any]) -> str:
         lines.append(
             f"| {kind} | {imported['seconds'] / 60:.1f} min | {imported['rate']:,.0f} | {cpu} | "
             f"{found['bytes'] / 1e9:.2f} GB | {found['bytes_per_urn']:.0f} | "
-            f"{resolution['rate']:,.0f} | {resolution['p99_ms']:.2f} | "
+            f"{resolution['rate']:,.0f} | {_us(resolution['server_cpu_us'])} | "
+            f"{_us(resolution['wrk_cpu_us'])} | {resolution['p99_ms']:.2f} | "
             f"{resolution['not_3xx'] + resolution['socket_errors']} | "
             + " | ".join(
                 f"{search[name]['p50_ms']:.1f} ({search[name]['p99_ms']:.0f})"

@@ -11,11 +11,13 @@ Usage::
     .venv/bin/python benchmarks/site_bench.py /tmp/before.conf docs/deploy/nginx-urnkit.conf
 
 Needs the ``server`` extra, ``wrk`` and Debian's ``nginx``. Imports ``--urns`` records into a
-new SQLite database, starts two ``urnkit serve`` processes (one worker each, trusting
-127.0.0.1) and one nginx per site in front of both, fills each site's cache with the hot set
-(``--hot`` URNs), then loads the sites in turn, ``--rounds`` times, ``--seconds`` each. Prints
-each load's requests a second and nginx's CPU time a request (only nginx's: a hit never reaches
-urnkit), and the median of each site. Exit status 0, or 2 when the benchmark cannot run.
+new SQLite database, starts two ``urnkit serve`` processes (the production settings of
+docs/deploy.md: ``--workers auto``, the access log on; trusting 127.0.0.1) and one nginx per
+site in front of both, fills each site's cache with the hot set (``--hot`` URNs), then loads the
+sites in turn, ``--rounds`` times, ``--seconds`` each, the order turned each round. Prints each
+load's requests a second, nginx's CPU time a request (only nginx's: a hit never reaches urnkit)
+and wrk's own (on the same CPUs), and the median of each site. Exit status 0, or 2 when the
+benchmark cannot run.
 """
 
 from __future__ import annotations
@@ -49,7 +51,6 @@ def run(args: argparse.Namespace) -> dict[str, list[Load]]:
     """Import, start the servers and one nginx per site, load the sites in turn; each site's
     loads, in order."""
     os.environ["URNKIT_TRUSTED_PROXIES"] = "127.0.0.1"  # the servers' (they inherit it)
-    os.environ["URNKIT_ACCESS_LOG"] = "0"
     sites = {"before": args.before, "after": args.after}
     with tempfile.TemporaryDirectory(prefix="urnkit-site-") as temporary, ExitStack() as stack:
         directory = Path(temporary)
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> dict[str, list[Load]]:
         upstreams = [
             port
             for port, _ in (
-                stack.enter_context(serving(url, "uvicorn", 1, directory / f"urnkit-{n}.log"))
+                stack.enter_context(serving(url, "uvicorn", "auto", directory / f"urnkit-{n}.log"))
                 for n in (1, 2)
             )
         ]
@@ -78,8 +79,8 @@ def run(args: argparse.Namespace) -> dict[str, list[Load]]:
         for name in sites:  # every hot URN cached before the first measured load
             load(ports[name], groups[name], "hot", args.seconds, settings)
         loads: dict[str, list[Load]] = {name: [] for name in sites}
-        for _ in range(args.rounds):
-            for name in sites:
+        for number in range(args.rounds):
+            for name in sites if number % 2 == 0 else list(reversed(sites)):
                 found = load(ports[name], groups[name], "hot", args.seconds, settings)
                 loads[name].append(found)
                 print(f"{name}: {_line(found)}", flush=True)
@@ -88,7 +89,11 @@ def run(args: argparse.Namespace) -> dict[str, list[Load]]:
 
 def _line(found: Load) -> str:
     cpu = "-" if found.server_cpu_us is None else f"{found.server_cpu_us:.1f}"
-    return f"{found.rate:,.0f} requests/s, nginx {cpu} µs CPU a request, p99 {found.p99_ms} ms"
+    wrk = "-" if found.wrk_cpu_us is None else f"{found.wrk_cpu_us:.1f}"
+    return (
+        f"{found.rate:,.0f} requests/s, nginx {cpu} µs CPU a request, wrk {wrk}, "
+        f"p99 {found.p99_ms} ms"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -110,7 +115,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, found in loads.items():
         rate = statistics.median(f.rate for f in found)
         cpu = statistics.median(f.server_cpu_us or 0.0 for f in found)
-        print(f"{name}, median: {rate:,.0f} requests/s, nginx {cpu:.1f} µs CPU a request")
+        wrk = statistics.median(f.wrk_cpu_us or 0.0 for f in found)
+        print(
+            f"{name}, median: {rate:,.0f} requests/s, nginx {cpu:.1f} µs CPU a request, "
+            f"wrk {wrk:.1f}"
+        )
     return 0
 
 

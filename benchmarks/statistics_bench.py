@@ -12,7 +12,10 @@ what the staff overview and the statistics page ask for, ``record_counts()`` and
 ``record_statuses(D)``, timed ``--repeat`` times counted afresh (``statistics_cache`` 0: each
 call reads every record) and 1,000 times from a process's cache (``statistics_cache`` 60,
 warmed by one call). It prints the median wall time and the CPU time per call (this process;
-on PostgreSQL also the server's processes) and the ratio of the two medians.
+on PostgreSQL also the benchmark's own backends) and the ratio of the two medians.
+
+No server runs: the counts are the services' calls made in this process, what one worker does
+for a page, so docs/deploy.md's server settings (workers, access log) do not apply.
 """
 
 from __future__ import annotations
@@ -31,9 +34,9 @@ from resolve_bench import (
     BenchmarkError,
     _choices,
     _importer_cpu,
-    _postgresql_cpu,
     fresh_database,
     import_records,
+    postgresql_cpu,
     prepare,
     write_records,
 )
@@ -41,16 +44,16 @@ from resolve_bench import (
 CACHED_CALLS = 1000  # the cached calls timed: each takes microseconds
 
 
-def timed(kind: str, call: Callable[[], object], repeat: int) -> tuple[float, float]:
+def timed(url: str, call: Callable[[], object], repeat: int) -> tuple[float, float]:
     """The median milliseconds of ``repeat`` calls of ``call`` and the CPU milliseconds per
-    call (this process, and all of PostgreSQL's processes on PostgreSQL)."""
+    call (this process, and on PostgreSQL the benchmark's own backends on ``url``)."""
     walls = []
-    cpu = _importer_cpu(), _postgresql_cpu(kind) or 0.0
+    cpu = _importer_cpu(), postgresql_cpu(url) or 0.0
     for _ in range(repeat):
         start = time.perf_counter()
         call()
         walls.append((time.perf_counter() - start) * 1000)
-    used = _importer_cpu() - cpu[0] + (_postgresql_cpu(kind) or 0.0) - cpu[1]
+    used = _importer_cpu() - cpu[0] + (postgresql_cpu(url) or 0.0) - cpu[1]
     return statistics.median(walls), used * 1000 / repeat
 
 
@@ -69,7 +72,7 @@ def measure(kind: str, url: str, days: int, repeat: int) -> dict[str, tuple[floa
                 return overview.record_counts(), overview.record_statuses(days)  # type: ignore[attr-defined]
 
             counts()  # warm: the cache, and the database's pages
-            found[name] = timed(kind, counts, repeat if seconds == 0 else CACHED_CALLS)
+            found[name] = timed(url, counts, repeat if seconds == 0 else CACHED_CALLS)
         return found
     finally:
         store.close()

@@ -14,11 +14,14 @@ Usage::
 Imports ``--urns`` records (``urn:nbn:fi:bench-N``, one location, metadata ``{"title": …,
 "year": 2026}``) into a new database as ``benchmarks/resolve_bench.py`` does (its NDJSON and
 import code), then reports the rows per second, the CPU time per row (the importer's and, on
-PostgreSQL, the server's), and the bytes per URN: SQLite's file after a WAL checkpoint, split by
-table and index (``dbstat``); PostgreSQL's database growth, split by table (with its TOAST)
-and index (``pg_total_relation_size`` less ``pg_indexes_size``; ``pg_relation_size`` of each
-index). Targets (the scale issue): 350 bytes per URN at most on each database; the import's CPU
-per row on SQLite at most 65 µs.
+PostgreSQL, the benchmark's own backends'), and the bytes per URN: SQLite's file after a WAL
+checkpoint, split by table and index (``dbstat``); PostgreSQL's database growth, split by table
+(with its TOAST) and index (``pg_total_relation_size`` less ``pg_indexes_size``;
+``pg_relation_size`` of each index). Targets (the scale issue): 350 bytes per URN at most on
+each database; the import's CPU per row on SQLite at most 65 µs.
+
+No server runs: the import is ``urnkit import``'s code in this process (or the command itself,
+``--through-command``), so docs/deploy.md's server settings (workers, access log) do not apply.
 """
 
 from __future__ import annotations

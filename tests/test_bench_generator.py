@@ -4,6 +4,7 @@ runs. Nothing here measures or asserts speed."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -99,23 +100,62 @@ def test_isbn_and_dnb_check_digits(samples: list[parse_bench.Sample]) -> None:
 
 
 def test_main_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
-    assert parse_bench.main(["--count", "2000", "--repeat", "1"]) == 0
+    assert parse_bench.main(["--count", "2000", "--rounds", "2"]) == 0
     out = capsys.readouterr().out
     assert "URNs/s" in out
+    assert "CPU µs/URN" in out
+    assert "the garbage collector on" in out
+    assert "Rust: no URN crate compared" in out
+    assert ("Go: go-urn" in out) != ("go-urn: skipped" in out)
     assert "urnkit.is_valid(s)" in out
     assert "urnkit.URN.parse(s)" in out
-    assert "Targets:" in out
+    assert "Targets (URNs per CPU second):" in out
     assert "agrees with the generator's intent on 2,000 of 2,000" in out
 
 
 def test_main_json(capsys: pytest.CaptureFixture[str]) -> None:
-    assert parse_bench.main(["--count", "300", "--repeat", "1", "--json"]) == 0
+    assert parse_bench.main(["--count", "300", "--rounds", "3", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["count"] == 300
+    assert report["rounds"] == 3
+    for row in report["results"]:
+        assert len(row["cpu_seconds"]) == 3
+        assert row["cpu_us_min"] <= row["cpu_us_median"] <= row["cpu_us_max"]
     assert report["intended_valid"] == 270
     operations = {row["operation"] for row in report["results"]}
     assert {"urnkit.is_valid(s)", "urnkit.URN.parse(s)"} <= operations
     assert {target["status"] for target in report["targets"]} <= {"PASS", "MISS", "SKIPPED"}
+
+
+def test_the_rounds_alternate_the_systems() -> None:
+    calls: list[str] = []
+
+    def system(name: str) -> tuple[str, int, parse_bench.Timed]:
+        def timed() -> float:
+            calls.append(name)
+            return 0.5
+
+        return name, 1, timed
+
+    results = parse_bench.alternated([system("a"), system("b"), system("c")], 3)
+    assert calls == ["a", "b", "c", "c", "b", "a", "a", "b", "c"]
+    assert [result.seconds for result in results] == [(0.5, 0.5, 0.5)] * 3
+
+
+def test_the_go_anchor_parses_the_same_texts(tmp_path: Path) -> None:
+    if shutil.which("go") is None or parse_bench.go_path() is None:
+        pytest.skip("needs go and go-urn's source (Debian: golang-github-leodido-go-urn-dev)")
+    binary, built = parse_bench.build_go_anchor(tmp_path)
+    assert binary is not None, built
+    texts = ["urn:nbn:fi-fe2024", "urn:nbn:fi:hulib-1?=lang=fi", "urn:a:b", "urn:nbn:fi fe"]
+    anchor = parse_bench.GoAnchor(binary, texts, tmp_path)
+    try:
+        # go-urn 1.2 follows RFC 2141: no q-component (RFC 8141 §2), but a one-letter NID
+        # (RFC 2141 §2; RFC 8141 §2 wants two letters at least); a space in neither.
+        assert anchor.verdicts() == [True, False, True, False]
+        assert anchor.run() >= 0
+    finally:
+        anchor.close()
 
 
 def test_start_bench_runs_each_command(capsys: pytest.CaptureFixture[str]) -> None:
