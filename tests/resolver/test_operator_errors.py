@@ -15,7 +15,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
-from resolver_support import fresh_database, urnkit
+from resolver_support import fresh_database, urnkit, urnkit_here
 
 from urnkit.cli import build_parser, main
 from urnkit.resolver.store import Store
@@ -231,9 +231,9 @@ def test_serve_on_a_taken_port_is_one_line_and_exit_2(tmp_path: Path) -> None:
 
 def test_export_of_a_prefix_nobody_holds_says_so(database_url: str, tmp_path: Path) -> None:
     database = ("--database-url", database_url)
-    urnkit("db", "upgrade", *database)
-    urnkit("admin", "create-org", "Library", *database)
-    urnkit("admin", "delegate", "Library", "fi:lib", *database)
+    urnkit_here("db", "upgrade", *database)
+    urnkit_here("admin", "create-org", "Library", *database)
+    urnkit_here("admin", "delegate", "Library", "fi:lib", *database)
     done = urnkit("export", "--prefix", "se:nowhere", *database, check=False)
     assert_one_line_refusal(done, status=1)
     assert "'se:nowhere'" in done.stderr
@@ -245,7 +245,7 @@ def test_export_of_a_prefix_nobody_holds_says_so(database_url: str, tmp_path: Pa
 
 def test_a_missing_input_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     database = ("--database-url", f"sqlite:///{tmp_path / 'urnkit.db'}")
-    urnkit("db", "upgrade", *database)
+    urnkit_here("db", "upgrade", *database)
     done = urnkit("import", str(tmp_path / "absent.ndjson"), *database, check=False)
     assert "No such file" in assert_one_line_refusal(done)
 
@@ -316,7 +316,7 @@ def test_arguments_out_of_range_are_usage_errors(
 
 def test_values_longer_than_stored_are_refused_alike_on_both_databases(database_url: str) -> None:
     database = ("--database-url", database_url)
-    urnkit("admin", "create-org", "Library", *database)
+    urnkit_here("admin", "create-org", "Library", *database)
     for arguments, reason in (
         (("admin", "delegate", "Library", "fi:" + "a" * 198), "a prefix is at most 200"),
         (("admin", "create-token", "Library", "--label", "x" * 201), "label is at most 200"),
@@ -347,8 +347,8 @@ def test_a_value_the_database_refuses_is_one_line_and_exit_1(
 
 def test_export_to_a_reader_that_leaves_stops_quietly_with_141(tmp_path: Path) -> None:
     database = ("--database-url", f"sqlite:///{tmp_path / 'urnkit.db'}")
-    urnkit("admin", "create-org", "Library", *database)
-    urnkit("admin", "delegate", "Library", "fi:lib", *database)
+    urnkit_here("admin", "create-org", "Library", *database)
+    urnkit_here("admin", "delegate", "Library", "fi:lib", *database)
     rows = tmp_path / "rows.ndjson"
     with rows.open("w") as out:  # far more than a pipe's buffer (64 KiB) once exported
         for number in range(3_000):
