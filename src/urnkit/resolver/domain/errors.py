@@ -83,10 +83,13 @@ class ForbiddenError(ResolverError):
 
 
 class NotFoundError(ResolverError):
-    """Nothing is registered under this name."""
+    """Nothing is registered under this name. Resolution asked for suggestions (for a
+    reader's page) gives the registered URNs ``nearest`` the name, perhaps none; None when
+    not asked."""
 
     status = 404
     title = "Not found"
+    nearest: tuple[str, ...] | None = None
 
 
 class PastedURNError(NotFoundError):

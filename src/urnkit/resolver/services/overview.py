@@ -11,7 +11,6 @@ from datetime import date, timedelta
 from itertools import accumulate
 from typing import Any, Literal, TypeVar
 
-from urnkit.pasted import cleaned
 from urnkit.resolver.domain import (
     STATUSES,
     InvalidURNError,
@@ -37,34 +36,6 @@ STATISTICS_CACHE = 60
 reads every record, and at ten million records takes seconds (docs/benchmarks.md)."""
 
 T = TypeVar("T")
-NEAREST = 5  # registered URNs the 404 page suggests
-MAX_KEY = 2000  # records.equivalence_key's length: no longer key has neighbours to find
-
-
-def closest(key: str, around: list[tuple[str, str]], limit: int = NEAREST) -> list[str]:
-    """The URNs of ``around`` (equivalence key, URN) whose keys share the longest start with
-    ``key``, longest first, then in key order, at most ``limit``: those sharing more than half of
-    ``key`` and more than its namespace (``urn:{NID}:``).
-
-    >>> around = [("urn:nbn:fi-123", "URN:NBN:fi-123"), ("urn:nbn:fi-129", "URN:NBN:fi-129"),
-    ...           ("urn:nbn:fi-2", "URN:NBN:fi-2"), ("urn:nbn:de:1", "urn:nbn:de:1")]
-    >>> closest("urn:nbn:fi-124", around)
-    ['URN:NBN:fi-123', 'URN:NBN:fi-129', 'URN:NBN:fi-2']
-    >>> closest("urn:nbn:fi-fe2019123456", around)
-    []
-    """
-    namespace = key.find(":", 4) + 1
-    least = max(namespace + 1, len(key) // 2 + 1)
-    shared = {urn: (_shared_start(key, other), other) for other, urn in around}
-    ranked = sorted((-length, other, urn) for urn, (length, other) in shared.items())
-    return [urn for length, _, urn in ranked if -length >= least][:limit]
-
-
-def _shared_start(one: str, other: str) -> int:
-    length = 0
-    while length < min(len(one), len(other)) and one[length] == other[length]:
-        length += 1
-    return length
 
 
 class OverviewService:
@@ -210,25 +181,6 @@ class OverviewService:
             return [self.records.get(text, reader, standby=True)], None
         except NotFoundError:
             return [], None
-
-    def nearest(self, text: str, limit: int = NEAREST) -> list[str]:
-        """Up to ``limit`` registered URNs closest to ``text`` (:func:`closest`), cleaned of
-        what pasting adds (:func:`urnkit.pasted.cleaned`): what a 404 page suggests, found
-        through the index of equivalence keys (:mod:`~urnkit.resolver.store.queries.neighbours`).
-
-        >>> from urnkit.resolver.services import Services
-        >>> Services(Store("sqlite://")).overview.nearest("no URN")
-        []
-        """
-        candidate = cleaned(text.partition("?")[0])
-        try:
-            key = parse_urn(candidate).equivalence_key()
-        except InvalidURNError:
-            key = candidate.lower()
-        if key[:4] != "urn:" or len(key) > MAX_KEY:
-            return []
-        with self.store.snapshot() as tx:
-            return closest(key, tx.neighbours.around(key, limit), limit)
 
     def held(self, principal: Principal, text: str) -> Record:
         """The record of a URN as the staff pages show it to ``principal``: a record its

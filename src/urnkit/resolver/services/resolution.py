@@ -18,7 +18,7 @@ from urnkit.resolver.domain import (
     with_q_component,
 )
 from urnkit.resolver.domain.descriptions import Description
-from urnkit.resolver.domain.versions import ArchivedCopy
+from urnkit.resolver.domain.versions import ArchivedCopy, Versions
 from urnkit.resolver.services.descriptions import Rfc2483Requests
 from urnkit.resolver.services.forwarding import ForwardingService
 from urnkit.resolver.services.networks import NetworkService
@@ -66,6 +66,34 @@ class Resolution:
 
 
 MAX_CHOICES = 1_000  # records listed for a URN of another namespace that several carry
+NEAREST = 5  # registered URNs the 404 page suggests
+MAX_KEY = 2000  # records.equivalence_key's length: no longer key has neighbours to find
+
+
+def closest(key: str, around: list[tuple[str, str]], limit: int = NEAREST) -> list[str]:
+    """The URNs of ``around`` (equivalence key, URN) whose keys share the longest start with
+    ``key``, longest first, then in key order, at most ``limit``: those sharing more than half of
+    ``key`` and more than its namespace (``urn:{NID}:``).
+
+    >>> around = [("urn:nbn:fi-123", "URN:NBN:fi-123"), ("urn:nbn:fi-129", "URN:NBN:fi-129"),
+    ...           ("urn:nbn:fi-2", "URN:NBN:fi-2"), ("urn:nbn:de:1", "urn:nbn:de:1")]
+    >>> closest("urn:nbn:fi-124", around)
+    ['URN:NBN:fi-123', 'URN:NBN:fi-129', 'URN:NBN:fi-2']
+    >>> closest("urn:nbn:fi-fe2019123456", around)
+    []
+    """
+    namespace = key.find(":", 4) + 1
+    least = max(namespace + 1, len(key) // 2 + 1)
+    shared = {urn: (_shared_start(key, other), other) for other, urn in around}
+    ranked = sorted((-length, other, urn) for urn, (length, other) in shared.items())
+    return [urn for length, _, urn in ranked if -length >= least][:limit]
+
+
+def _shared_start(one: str, other: str) -> int:
+    length = 0
+    while length < min(len(one), len(other)) and one[length] == other[length]:
+        length += 1
+    return length
 
 
 class ResolutionService:
@@ -107,8 +135,7 @@ class ResolutionService:
         key = urn.equivalence_key()
         row = self.store.resolution_row(key)
         if row is None:
-            self._pasted(text)
-            return self._elsewhere(urn, client)
+            return self._unregistered(urn, text, client)
         self.tally.add(row[3])
         if row[4] is not None:
             if not self.networks.fresh():
@@ -119,12 +146,16 @@ class ResolutionService:
             return self._from_record(urn, key, row, client)
         return redirect if row[4] is None else replace(redirect, routed=True)
 
-    async def resolve_async(self, text: str, client: str | None = None) -> Resolution:
+    async def resolve_async(
+        self, text: str, client: str | None = None, suggest: bool = False
+    ) -> Resolution:
         """:meth:`resolve` for the event loop (``GET /{urn}``): the lookup is
         :meth:`~urnkit.resolver.store.Store.resolution_row_async`; reading the whole record, for
         the rarer surrogate and gone answers, forwarding, and reading the networks when they
         are old, run in a worker thread. A record without restricted locations (its
-        ``records.restricted`` NULL) is redirected without looking at the client."""
+        ``records.restricted`` NULL) is redirected without looking at the client. When
+        ``suggest`` (a reader's page will show it), the NotFoundError of a URN found nowhere
+        carries the registered URNs :meth:`nearest` it."""
         try:
             urn = parse_urn(text)
         except InvalidURNError:
@@ -133,8 +164,7 @@ class ResolutionService:
         key = urn.equivalence_key()
         row = await self.store.resolution_row_async(key)
         if row is None:
-            await asyncio.to_thread(self._pasted, text)
-            return await asyncio.to_thread(self._elsewhere, urn, client)
+            return await asyncio.to_thread(self._unregistered, urn, text, client, suggest)
         self.tally.add(row[3])
         if row[4] is not None:
             if not self.networks.fresh():
@@ -146,25 +176,62 @@ class ResolutionService:
         return redirect if row[4] is None else replace(redirect, routed=True)
 
     async def answer_async(
-        self, text: str, client: str | None = None, described: bool = False
+        self,
+        text: str,
+        client: str | None = None,
+        described: bool = False,
+        suggest: bool = False,
     ) -> Resolution:
         """All that ``GET /{urn}`` answers for the URN in ``text``, in one call: what
-        :meth:`resolve_async` gives, and, when ``described`` (the client asks for a format
-        of the record rather than the redirect), a redirect of a record of ours with its
+        :meth:`resolve_async` gives (``suggest``: a URN found nowhere with the registered
+        URNs nearest it), and, when ``described`` (the client asks for a format of the
+        record rather than the redirect), a redirect of a record of ours with its
         ``description`` too, read in a worker thread. A surrogate or gone answer always
         carries it."""
-        resolution = await self.resolve_async(text, client)
+        resolution = await self.resolve_async(text, client, suggest)
         if not described or resolution.kind != "redirect" or not resolution.key:
             return resolution
         description = await asyncio.to_thread(self.describe, str(resolution.urn), client)
         return replace(resolution, description=description)
 
-    def describe(self, text: str, client: str | None = None, request: str = "") -> Description:
+    async def timegate_async(
+        self,
+        text: str,
+        client: str | None = None,
+        described: bool = False,
+        suggest: bool = False,
+    ) -> Versions | Resolution:
+        """All that ``GET /{urn}`` with ``Accept-Datetime`` answers (RFC 7089 §4.1: ``/{urn}``
+        is its record's TimeGate), in one call: the :meth:`versions` of the record here, or,
+        for a text no record here has, what :meth:`answer_async` gives (forwarding, the
+        records carrying it, the refusal of a pasted URN, of one found nowhere, of no URN)."""
+        try:
+            return await asyncio.to_thread(self.versions, text, client)
+        except (NotFoundError, InvalidURNError):
+            return await self.answer_async(text, client, described, suggest)
+
+    def versions(self, text: str, client: str | None = None) -> Versions:
+        """Every version of the record of the URN in ``text``, oldest first, as a client at
+        ``client`` may see them (:meth:`TimeTravel.versions`: RFC 7089's Mementos);
+        :class:`~urnkit.resolver.domain.NotFoundError` when none is registered."""
+        return self.time_travel.versions(text, self.networks.reader(None, client))
+
+    def describe(
+        self, text: str, client: str | None = None, request: str = "", suggest: bool = False
+    ) -> Description:
         """What is known of the registered URN in ``text``, as a client at ``client`` may see
         it (:meth:`Rfc2483Requests.describe`), for an RFC 2483 ``request`` or a format asked
         for by a query: with its current name for ``I2N``, the URNs related to it for
-        ``I2Ns``; :class:`~urnkit.resolver.domain.NotFoundError` when none is registered."""
-        description = self.descriptions.describe(text, self.networks.reader(None, client))
+        ``I2Ns``. When none is registered, :class:`PastedURNError` if the text names one
+        once cleaned (:meth:`pasted`), else :class:`~urnkit.resolver.domain.NotFoundError`
+        (with the registered URNs :meth:`nearest` it when ``suggest``)."""
+        try:
+            description = self.descriptions.describe(text, self.networks.reader(None, client))
+        except NotFoundError as error:
+            self._pasted(text)
+            if suggest:
+                error.nearest = tuple(self.nearest(text))
+            raise
         if request == "I2N":
             return replace(description, current=self.descriptions.current(text))
         if request == "I2Ns":
@@ -205,6 +272,25 @@ class ResolutionService:
                 if not tx.identifiers.carriers(key, 1):
                     return None
         return candidate
+
+    def nearest(self, text: str, limit: int = NEAREST) -> list[str]:
+        """Up to ``limit`` registered URNs closest to ``text`` (:func:`closest`), cleaned of
+        what pasting adds (:func:`urnkit.pasted.cleaned`): what a 404 page suggests, found
+        through the index of equivalence keys (:mod:`~urnkit.resolver.store.queries.neighbours`).
+
+        >>> from urnkit.resolver.services import Services
+        >>> Services(Store("sqlite://")).resolution.nearest("no URN")
+        []
+        """
+        candidate = cleaned(text.partition("?")[0])
+        try:
+            key = parse_urn(candidate).equivalence_key()
+        except InvalidURNError:
+            key = candidate.lower()
+        if key[:4] != "urn:" or len(key) > MAX_KEY:
+            return []
+        with self.store.snapshot() as tx:
+            return closest(key, tx.neighbours.around(key, limit), limit)
 
     def _parsed(self, text: str) -> URN:
         """``text`` as a URN; :class:`~urnkit.resolver.domain.InvalidURNError` when it is none
@@ -275,6 +361,20 @@ class ResolutionService:
             description=description,
             archived=copies,
         )
+
+    def _unregistered(
+        self, urn: URN, text: str, client: str | None, suggest: bool = False
+    ) -> Resolution:
+        """The answer for the URN in ``text`` when no record here has it: the URN it names
+        once cleaned (:meth:`_pasted`), else where it leads elsewhere (:meth:`_elsewhere`);
+        found nowhere, the NotFoundError carries the URNs :meth:`nearest` it when ``suggest``."""
+        self._pasted(text)
+        try:
+            return self._elsewhere(urn, client)
+        except NotFoundError as error:
+            if suggest:
+                error.nearest = tuple(self.nearest(text))
+            raise
 
     def _elsewhere(self, urn: URN, client: str | None) -> Resolution:
         """The answer for a URN not registered here: forwarded (:meth:`_forward`) or, when no

@@ -23,6 +23,7 @@ from urnkit.resolver.services import Services
 from urnkit.resolver.web.caching import NO_STORE
 from urnkit.resolver.web.deps import raw_urn
 from urnkit.resolver.web.metrics import Metrics
+from urnkit.resolver.web.problems import prefers_html
 
 # The scope key under which the front (redirect_front) hands what it found to the route.
 FOUND = "urnkit.resolution"
@@ -51,13 +52,13 @@ def redirect_front(
     layers run: the redirect of ``GET`` or ``HEAD /{urn}`` without a query, for a client
     that does not prefer JSON. Whatever else the lookup gives (a surrogate, gone, an error)
     is handed to resolution's route in the scope, which answers it as before, through the
-    exception handlers. ``GET /-/redirect``, the ceiling of ``benchmarks/resolve_bench.py``,
-    is answered here too, so that the ratio of the two measures what resolving costs
-    (docs/benchmarks.md has the figures). Its redirects carry ``cache_control``
-    (``no-store`` when the target depends on the client's address: a record with locations
-    restricted to networks); a
-    request with credentials goes the long way, to be answered ``no-store``
-    (web/caching.py)."""
+    exception handlers (a URN found nowhere with the registered URNs nearest it when the
+    client prefers HTML: the page shows them). ``GET /-/redirect``, the ceiling of
+    ``benchmarks/resolve_bench.py``, is answered here too, so that the ratio of the two
+    measures what resolving costs (docs/benchmarks.md has the figures). Its redirects carry
+    ``cache_control`` (``no-store`` when the target depends on the client's address: a
+    record with locations restricted to networks); a request with credentials goes the long
+    way, to be answered ``no-store`` (web/caching.py)."""
 
     async def front(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
@@ -65,11 +66,15 @@ def redirect_front(
             if path == CEILING_PATH:
                 await redirect(scope, "https://example.org/", cache_control)(scope, receive, send)
                 return
-            if path[1:5].lower() == "urn:" and not scope["query_string"] and _plain(scope):
+            if (
+                path[1:5].lower() == "urn:"
+                and not scope["query_string"]
+                and (reader := _plain(scope)) is not None
+            ):
                 client = scope.get("client")
                 try:
                     found = await services.resolution.resolve_async(
-                        raw_urn(scope, "/"), client[0] if client else None
+                        raw_urn(scope, "/"), client[0] if client else None, reader
                     )
                 except Exception as error:  # the route raises it again, to be answered
                     scope[FOUND] = error
@@ -168,14 +173,21 @@ def base_url(scope: Scope) -> str:
 _NOT_PLAIN = (b"authorization", b"accept-datetime")
 
 
-def _plain(scope: Scope) -> bool:
-    """Whether the request may have the front's redirect: it sends no credentials, asks for
-    no moment of the past (RFC 7089's ``Accept-Datetime``: the route negotiates it) and does
-    not prefer a JSON answer (see :func:`preferred_json`); one pass over the headers."""
+def _plain(scope: Scope) -> bool | None:
+    """None unless the request may have the front's redirect: it sends no credentials, asks
+    for no moment of the past (RFC 7089's ``Accept-Datetime``: the route negotiates it) and
+    does not prefer a JSON answer (see :func:`preferred_json`); else whether it prefers HTML
+    (a reader, whose URN not found is answered with the registered URNs nearest it: see
+    :func:`~urnkit.resolver.web.problems.prefers_html`). One pass over the headers."""
+    reader = False
     for name, value in scope["headers"]:
-        if name in _NOT_PLAIN or (name == b"accept" and _json_first(value)):
-            return False
-    return True
+        if name in _NOT_PLAIN:
+            return None
+        if name == b"accept":
+            if _json_first(value):
+                return None
+            reader = prefers_html(value.decode("latin-1"))
+    return reader
 
 
 def preferred_json(scope: Scope, media_types: Sequence[str | None] = ()) -> str | None:

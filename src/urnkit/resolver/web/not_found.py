@@ -18,21 +18,11 @@ from fastapi import Request, Response
 
 from urnkit.pasted import cleaned
 from urnkit.resolver.domain import NotFoundError, PastedURNError
-from urnkit.resolver.services import Services
 from urnkit.resolver.web.deps import decoded_if_whole
 from urnkit.resolver.web.problems import problem_body, refusal, wants_html
 from urnkit.resolver.web.templating import html_page
 
 _NOT_RESOLUTION = ("/api/", "/staff", "/oai", "/static/", "/docs")
-
-
-def _as_sent(request: Request) -> str:
-    """The URN text of a resolution request, as sent: the query of ``/uri-res/``, else the
-    path's."""
-    raw: bytes = request.scope.get("raw_path") or request.scope["path"].encode()
-    if raw.startswith(b"/uri-res/"):
-        return decoded_if_whole(request.scope.get("query_string", b"").decode("latin-1"))
-    return decoded_if_whole(raw.decode("latin-1")[1:])
 
 
 def _moved(request: Request, urn: str) -> Response:
@@ -66,20 +56,14 @@ def urn_sought(request: Request) -> str | None:
 
 def not_found(request: Request, error: NotFoundError) -> Response:
     """The answer to :class:`NotFoundError`: ``301`` to the URN a pasted text names
-    (:class:`PastedURNError`, or an RFC 2483 service's text as
-    :meth:`~urnkit.resolver.services.resolution.ResolutionService.pasted` finds it); to a
-    reader who asked for a URN, the page that helps, in the reader's language; else the
-    problem (:func:`refusal`)."""
-    services: Services = request.app.state.services
+    (:class:`PastedURNError`); to a reader who asked for a URN found nowhere, the page that
+    helps, in the reader's language, with the registered URNs nearest it (``nearest``, which
+    the services give when asked for a reader's page); else the problem (:func:`refusal`).
+    Written from the error alone: the services were called once, by the route."""
     if isinstance(error, PastedURNError):
         return _moved(request, error.urn)
     sought = urn_sought(request)
-    if sought is not None:
-        pasted = services.resolution.pasted(_as_sent(request))
-        if pasted is not None:
-            return _moved(request, pasted)
-    text = sought if wants_html(request) else None
-    if text is None:
+    if sought is None or error.nearest is None or not wants_html(request):
         return refusal(request, error)
     problem = problem_body(404, error.title, error.detail, error.problem_type, **error.extensions)
     return html_page(
@@ -89,7 +73,7 @@ def not_found(request: Request, error: NotFoundError) -> Response:
         {"Vary": "Accept"},
         strict=False,
         problem=problem,
-        q=text,
+        q=sought,
         by="auto",
-        nearest=services.overview.nearest(text),
+        nearest=error.nearest,
     )

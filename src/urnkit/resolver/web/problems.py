@@ -27,7 +27,15 @@ PROBLEM = "application/problem+json"
 
 def wants_html(request: Request) -> bool:
     """Whether the client prefers HTML to JSON (browsers send ``text/html`` first)."""
-    accept = request.headers.get("accept", "")
+    return prefers_html(request.headers.get("accept", ""))
+
+
+def prefers_html(accept: str) -> bool:
+    """Whether an ``Accept`` value prefers HTML to JSON: names ``text/html`` before any JSON.
+
+    >>> prefers_html("text/html,application/xhtml+xml"), prefers_html("application/json")
+    (True, False)
+    """
     html, json = accept.find("text/html"), accept.find("json")
     return html >= 0 and (json < 0 or html < json)
 

@@ -30,7 +30,7 @@ from urnkit.resolver.domain import (
     with_q_component,
 )
 from urnkit.resolver.domain.descriptions import Description, current_locations
-from urnkit.resolver.domain.versions import ArchivedCopy
+from urnkit.resolver.domain.versions import ArchivedCopy, Versions
 from urnkit.resolver.representations.dublin_core import oai_dc_xml
 from urnkit.resolver.representations.memento import (
     VARY,
@@ -82,7 +82,7 @@ from urnkit.resolver.web.front import (
 )
 from urnkit.resolver.web.metrics import Metrics
 from urnkit.resolver.web.problems import PROBLEM, problem_body, problem_responses, wants_html
-from urnkit.resolver.web.routes.time_travel import negotiated
+from urnkit.resolver.web.routes.time_travel import requested_moment, timegate
 from urnkit.resolver.web.templating import html_page
 
 _VARY = f"Accept, {VARY}"  # a record here: /{urn} is its own TimeGate (RFC 7089 §4.1)
@@ -118,13 +118,15 @@ async def resolve_request(request: Request) -> Response:
         if chosen is not None and chosen != "I=I":  # I=I needs two URNs: the default
             return await answer_service(request, chosen, text)
         if (cite := citing.requested_format(query)) is not None:  # fix/cite: ?format=
-            description = await asyncio.to_thread(services.resolution.describe, text, client)
+            description = await asyncio.to_thread(
+                services.resolution.describe, text, client, "", wants_html(request)
+            )
             return await asyncio.to_thread(_described_record, request, description, cite)
-    if "accept-datetime" in request.headers:  # RFC 7089 §4.1: /{urn} is its own TimeGate
-        negotiation = await asyncio.to_thread(negotiated, request, text)
-        if negotiation is not None:
-            return negotiation
-    resolution = await _resolved(request, text, client)
+    moment = requested_moment(request)  # RFC 7089 §4.1: /{urn} is its own TimeGate
+    resolution = await _resolved(request, text, client, moment is not None)
+    if isinstance(resolution, Versions):
+        assert moment is not None
+        return timegate(request, resolution, moment)
     if resolution.kind == "choices":
         return _choices(request, resolution)
     wanted = preferred_json(request.scope, resolution.media_types)
@@ -143,10 +145,16 @@ async def resolve_request(request: Request) -> Response:
     return await asyncio.to_thread(_written, request, resolution, wanted)
 
 
-async def _resolved(request: Request, text: str, client: str | None) -> Resolution:
+async def _resolved(
+    request: Request, text: str, client: str | None, dated: bool
+) -> Resolution | Versions:
     """What the front found (``FOUND``) or, if it did not run, the services' one answer
     (:meth:`~urnkit.resolver.services.resolution.ResolutionService.answer_async`), described
-    when ``Accept`` may prefer a format of the record to its redirect; counted by kind."""
+    when ``Accept`` may prefer a format of the record to its redirect, a URN found nowhere
+    with the registered URNs nearest it for a reader's page; for a request naming a moment
+    (``dated``), the record's versions if it is here
+    (:meth:`~urnkit.resolver.services.resolution.ResolutionService.timegate_async`).
+    Resolutions are counted by kind."""
     metrics: Metrics = request.app.state.metrics
     try:
         resolution = request.scope.get(FOUND)  # by the front (redirect_front), if it ran
@@ -155,7 +163,15 @@ async def _resolved(request: Request, text: str, client: str | None) -> Resoluti
         if resolution is None:
             services: Services = request.app.state.services
             described = preferred_json(request.scope) is not None
-            resolution = await services.resolution.answer_async(text, client, described)
+            reader = wants_html(request)
+            if dated:
+                resolution = await services.resolution.timegate_async(
+                    text, client, described, reader
+                )
+                if isinstance(resolution, Versions):  # the TimeGate's: not a resolution
+                    return resolution
+            else:
+                resolution = await services.resolution.answer_async(text, client, described, reader)
     except NotFoundError:
         metrics.resolved("not_found")
         raise
@@ -321,7 +337,9 @@ async def answer_service(request: Request, name: str, text: str) -> Response:
     (:meth:`~urnkit.resolver.services.resolution.ResolutionService.describe`), then written."""
     services: Services = request.app.state.services
     client = client_of(request.scope)
-    description = await asyncio.to_thread(services.resolution.describe, text, client, name)
+    description = await asyncio.to_thread(
+        services.resolution.describe, text, client, name, wants_html(request)
+    )
     if name == LINKSET_SERVICE:
         return await asyncio.to_thread(answer_linkset, request, description, False)
     return await asyncio.to_thread(_service_answer, request, name, text, description)

@@ -1,10 +1,12 @@
 """Time travel (RFC 7089 Memento): a record's versions at ``/memento/{14 digits}/{urn}``, its
 TimeMaps at ``/timemap/link/{urn}`` and ``/timemap/json/{urn}``, and datetime negotiation on
-``/{urn}`` (:func:`negotiated`, which resolution's route asks first). Formats:
+``/{urn}`` (:func:`timegate`, which resolution's route writes from the versions its one call
+of the services gives). Formats:
 :mod:`~urnkit.resolver.representations.memento`; versions:
 :mod:`~urnkit.resolver.services.time_travel`.
 """
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
@@ -58,10 +60,10 @@ router = APIRouter(tags=["time travel"])
 
 
 def _versions(request: Request, text: str) -> Versions:
-    """The versions of the record of ``text`` as the client may see them."""
+    """The versions of the record of ``text`` as the client may see them: one call of the
+    services."""
     services: Services = request.app.state.services
-    reader = services.networks.reader(None, client_of(request.scope))
-    return services.time_travel.versions(text, reader)
+    return services.resolution.versions(text, client_of(request.scope))
 
 
 def _cache_control(request: Request, versions: Versions) -> str:
@@ -71,22 +73,24 @@ def _cache_control(request: Request, versions: Versions) -> str:
     return str(request.app.state.cache.header(200).decode())
 
 
-def negotiated(request: Request, text: str) -> Response | None:
-    """The TimeGate's answer (RFC 7089 §4.1.1, 302-style) to a request for ``/{urn}`` with an
-    ``Accept-Datetime``: a redirect to the version in force then (the first, for a moment
-    before the record existed); 400 for a malformed value (§4.5.3). None without the header,
-    or for a URN no record here has (resolution answers it as ever: forwarding)."""
+def requested_moment(request: Request) -> datetime | None:
+    """The moment a request's ``Accept-Datetime`` names (RFC 7089 §2.1.1), None without the
+    header; :class:`InvalidDatetimeError` (400) for a malformed value (§4.5.3), before the
+    services are asked anything."""
     value = request.headers.get("accept-datetime")
     if value is None:
         return None
     try:
-        moment = accept_datetime(value)
+        return accept_datetime(value)
     except ValueError as error:
         raise InvalidDatetimeError(str(error), header="Accept-Datetime") from None
-    try:
-        versions = _versions(request, text)
-    except NotFoundError:
-        return None
+
+
+def timegate(request: Request, versions: Versions, moment: datetime) -> Response:
+    """The TimeGate's answer (RFC 7089 §4.1.1, 302-style) to a request for ``/{urn}`` naming
+    ``moment`` (:func:`requested_moment`), written from the record's ``versions``: a redirect
+    to the version in force then (the first, for a moment before the record existed). A URN
+    no record here has is resolved as ever (forwarding): the services' one call decides."""
     index = versions.in_force(moment)
     chosen = versions.entries[index]
     base = base_url(request.scope)
