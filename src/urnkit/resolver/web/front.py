@@ -20,6 +20,7 @@ from urnkit.resolver.representations.rfc2483 import (
 )
 from urnkit.resolver.representations.signposting import LINKSET_TYPES, resolution_signposts
 from urnkit.resolver.services import Services
+from urnkit.resolver.services.resolution import Resolution
 from urnkit.resolver.web.caching import NO_STORE
 from urnkit.resolver.web.deps import raw_urn
 from urnkit.resolver.web.metrics import Metrics
@@ -57,7 +58,9 @@ def redirect_front(
     (``no-store`` when the target depends on the client's address: a record with locations
     restricted to networks); a
     request with credentials goes the long way, to be answered ``no-store``
-    (web/caching.py)."""
+    (web/caching.py). The headers of a redirect the services keep are kept beside it
+    (:class:`KeptHeaders`)."""
+    kept = KeptHeaders()
 
     async def front(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
@@ -67,9 +70,10 @@ def redirect_front(
                 return
             if path[1:5].lower() == "urn:" and not scope["query_string"] and _plain(scope):
                 client = scope.get("client")
+                urn = raw_urn(scope, "/")
                 try:
                     found = await services.resolution.resolve_async(
-                        raw_urn(scope, "/"), client[0] if client else None
+                        urn, client[0] if client else None
                     )
                 except Exception as error:  # the route raises it again, to be answered
                     scope[FOUND] = error
@@ -78,20 +82,52 @@ def redirect_front(
                         scope[FOUND] = found
                     else:
                         metrics.resolved("redirect")
-                        response = redirect(
-                            scope,
-                            found.target or "",
-                            NO_STORE if found.routed else cache_control,
-                            found.alternates,
-                            found.predecessors,
-                            found.key,
-                            found.media_types,
-                        )
-                        await response(scope, receive, send)
+                        headers = kept.headers(scope, urn, found, cache_control)
+                        await send({"type": "http.response.start", "status": 302,
+                                    "headers": headers})  # fmt: skip
+                        await send({"type": "http.response.body", "body": b""})
                         return
         await app(scope, receive, send)
 
     return front
+
+
+Headers = list[tuple[bytes, bytes]]
+
+
+class KeptHeaders:
+    """The headers of the redirects of records the front gave, by the URN as sent and what
+    the resolver's URL depends on (:func:`base_url`), each beside the
+    :class:`~urnkit.resolver.services.resolution.Resolution` they answer: given again while
+    the services give that same object (they keep it while nothing changed), made anew
+    otherwise. Beyond ``MOST`` the oldest go first."""
+
+    MOST = 100_000
+
+    def __init__(self) -> None:
+        self.kept: dict[tuple[object, ...], tuple[Resolution, Headers]] = {}
+
+    def headers(self, scope: Scope, urn: str, found: Resolution, cache_control: bytes) -> Headers:
+        """The headers of the redirect ``found`` for ``urn`` (:func:`redirect`'s), each
+        response its own list (the layers around append to it)."""
+        key = (urn, *base_key(scope))
+        entry = self.kept.get(key)
+        if entry is not None and entry[0] is found:
+            return list(entry[1])
+        made = redirect(
+            scope,
+            found.target or "",
+            NO_STORE if found.routed else cache_control,
+            found.alternates,
+            found.predecessors,
+            found.key,
+            found.media_types,
+        ).raw_headers
+        if found.prefix and not found.routed:
+            if len(self.kept) >= self.MOST and key not in self.kept:
+                del self.kept[next(iter(self.kept))]
+            self.kept[key] = (found, made)
+        return list(made)
 
 
 def redirect(
@@ -151,18 +187,24 @@ def base_url(scope: Scope) -> str:
     """The resolver's URL as the request names it, ending in ``/`` (Starlette's ``base_url``:
     the scheme, the ``Host`` header, the root path), remembered for the few names a server
     has: made anew, it cost a large share of a redirect's own work."""
-    host = b""
-    for name, value in scope["headers"]:
-        if name == b"host":
-            host = value
-            break
-    key = (scope["scheme"], host, scope.get("root_path", ""), scope.get("server"))
+    key = base_key(scope)
     base = _BASES.get(key)
     if base is None:
         base = str(Request(scope).base_url)
         if len(_BASES) < _MOST_BASES:
             _BASES[key] = base
     return base
+
+
+def base_key(scope: Scope) -> tuple[str, bytes, str, object]:
+    """What the resolver's URL depends on (:func:`base_url`): the scheme, the ``Host``
+    header, the root path, the server's address."""
+    host = b""
+    for name, value in scope["headers"]:
+        if name == b"host":
+            host = value
+            break
+    return scope["scheme"], host, scope.get("root_path", ""), scope.get("server")
 
 
 _NOT_PLAIN = (b"authorization", b"accept-datetime")
