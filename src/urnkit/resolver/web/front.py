@@ -2,6 +2,8 @@
 the framework's layers run, and the pieces of it resolution's route shares (the redirect, the
 ``Link`` header, the resolver's base URL, whether a client prefers a JSON answer)."""
 
+from __future__ import annotations
+
 import re
 from collections.abc import Sequence
 
@@ -46,7 +48,7 @@ _MOST_BASES = 64  # a server has a few names; a Host header a client makes up is
 
 
 def redirect_front(
-    app: ASGIApp, services: Services, metrics: Metrics, cache_control: bytes
+    app: ASGIApp, services: Services, metrics: Metrics, cache_control: bytes, kept: KeptHeaders
 ) -> ASGIApp:
     """``app``, with resolution's commonest answer given before routing and the framework's
     layers run: the redirect of ``GET`` or ``HEAD /{urn}`` without a query, for a client
@@ -58,9 +60,8 @@ def redirect_front(
     (``no-store`` when the target depends on the client's address: a record with locations
     restricted to networks); a
     request with credentials goes the long way, to be answered ``no-store``
-    (web/caching.py). The headers of a redirect the services keep are kept beside it
-    (:class:`KeptHeaders`)."""
-    kept = KeptHeaders()
+    (web/caching.py). The headers of a redirect the services keep are kept beside it, in
+    ``kept``."""
 
     async def front(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
@@ -105,7 +106,7 @@ class KeptHeaders:
     MOST = 100_000
 
     def __init__(self) -> None:
-        self.kept: dict[tuple[object, ...], tuple[Resolution, Headers]] = {}
+        self.kept: dict[tuple[object, ...], tuple[Resolution, Headers, bytes]] = {}
 
     def headers(self, scope: Scope, urn: str, found: Resolution, cache_control: bytes) -> Headers:
         """The headers of the redirect ``found`` for ``urn`` (:func:`redirect`'s), each
@@ -126,7 +127,8 @@ class KeptHeaders:
         if found.prefix and not found.routed:
             if len(self.kept) >= self.MOST and key not in self.kept:
                 del self.kept[next(iter(self.kept))]
-            self.kept[key] = (found, made)
+            encoded = b"".join(name + b": " + value + b"\r\n" for name, value in made)
+            self.kept[key] = (found, made, encoded)
         return list(made)
 
 
@@ -215,7 +217,7 @@ def _plain(scope: Scope) -> bool:
     no moment of the past (RFC 7089's ``Accept-Datetime``: the route negotiates it) and does
     not prefer a JSON answer (see :func:`preferred_json`); one pass over the headers."""
     for name, value in scope["headers"]:
-        if name in _NOT_PLAIN or (name == b"accept" and _json_first(value)):
+        if name in _NOT_PLAIN or (name == b"accept" and json_first(value)):
             return False
     return True
 
@@ -227,11 +229,11 @@ def preferred_json(scope: Scope, media_types: Sequence[str | None] = ()) -> str 
     when it takes none of them nor the default; None for the default."""
     for name, value in scope["headers"]:
         if name == b"accept":
-            return _json_first(value, media_types)
+            return json_first(value, media_types)
     return None
 
 
-def _json_first(accept: bytes, media_types: Sequence[str | None] = ()) -> str | None:
+def json_first(accept: bytes, media_types: Sequence[str | None] = ()) -> str | None:
     """What an ``Accept`` value prefers to the default answer (see :func:`preferred_json`);
     one naming none of :data:`_MARKERS`, or a browser's (``text/html`` first at full quality:
     the default wins any tie), is not parsed: the redirect's path. Media type parameters
