@@ -42,7 +42,8 @@ class Resolution:
     A URN of another namespace that records here carry in ``metadata.identifiers`` resolves
     ``via`` that URN as the one record's URN does (``urn``), or, carried by several, gives
     their URNs as ``choices``, oldest first, each with its title (if any). A record's
-    redirect names its ``prefix`` (what the statistics count it by).
+    redirect names its ``prefix`` (what the statistics count it by); one ``kept`` is given
+    again while nothing changes (:meth:`ResolutionService.again`).
 
     A surrogate or gone answer, and a redirect resolved with its description
     (:meth:`ResolutionService.answer_async`), carry everything their answers show: the
@@ -65,6 +66,7 @@ class Resolution:
     description: Description | None = None
     archived: tuple[ArchivedCopy, ...] = ()
     prefix: str = ""
+    kept: bool = False
 
 
 MAX_CHOICES = 1_000  # records listed for a URN of another namespace that several carry
@@ -195,8 +197,11 @@ class ResolutionService:
             return await asyncio.to_thread(self._from_record, urn, key, row, client)
         if row[4] is not None:
             return replace(redirect, routed=True)
-        self.kept.keep(text, changes, redirect)
-        return redirect
+        if changes is None:
+            return redirect
+        kept = replace(redirect, kept=True)
+        self.kept.keep(text, changes, kept)
+        return kept
 
     def again(self, text: str, given: Resolution) -> bool:
         """Whether ``given``, a redirect :meth:`resolve_async` gave for ``text``, is still its

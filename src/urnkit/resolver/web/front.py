@@ -99,9 +99,9 @@ Headers = list[tuple[bytes, bytes]]
 class KeptHeaders:
     """The headers of the redirects of records the front gave, by the URN as sent and what
     the resolver's URL depends on (:func:`base_url`), each beside the
-    :class:`~urnkit.resolver.services.resolution.Resolution` they answer: given again while
-    the services give that same object (they keep it while nothing changed), made anew
-    otherwise. Beyond ``MOST`` the oldest go first."""
+    :class:`~urnkit.resolver.services.resolution.Resolution` they answer, one the services
+    keep: given again while the services give that same object (they keep it while nothing
+    changed), made anew otherwise. Beyond ``MOST`` the oldest go first."""
 
     MOST = 100_000
 
@@ -124,7 +124,7 @@ class KeptHeaders:
             found.key,
             found.media_types,
         ).raw_headers
-        if found.prefix and not found.routed:
+        if found.kept:
             if len(self.kept) >= self.MOST and key not in self.kept:
                 del self.kept[next(iter(self.kept))]
             encoded = b"".join(name + b": " + value + b"\r\n" for name, value in made)
