@@ -4,7 +4,7 @@ Usage::
 
     .venv/bin/python benchmarks/redirect_bench.py [--urns N] [--seconds S] [--rounds R]
         [--databases sqlite,postgresql] [--servers uvicorn,granian] [--connections C] [--threads T]
-        [--keep DIRECTORY] [--json OUT]
+        [--warm S] [--keep DIRECTORY] [--json OUT]
 
     .venv/bin/python benchmarks/redirect_bench.py --urns 20000 --seconds 3 --rounds 1  # quick
 
@@ -23,7 +23,10 @@ Each load is wrk for ``--seconds`` on URNs as imported (``urn:nbn:fi:bench-N``),
 ``hot`` (drawn from a set of 10,000) or ``uniform`` (drawn from all). For each it reports the
 server's CPU per request (every process of the server, from ``/proc``), on PostgreSQL the
 database's (the backends of the benchmark's own database only), wrk's own CPU per request, the
-rate and the load average. Each figure is the median over the rounds, with the range.
+rate and the load average. Each figure is the median over the rounds, with the range. Each
+load follows ``--warm`` seconds (1) of the same load, unmeasured: a server running for hours
+has seen its hot set, and keeps its redirects (docs/caching.md); a longer ``--warm`` measures
+that steady state.
 ``--keep DIRECTORY`` keeps the imported databases there and reuses them on the next run.
 """
 
@@ -141,14 +144,16 @@ def measure(
     systems: Sequence[tuple[Serving, Callable[[], float] | None]],
     settings: LoadSettings,
     rounds: int,
+    warm: int = 1,
 ) -> list[dict[str, Any]]:
-    """Every system under every key mode, ``rounds`` times, the order turned each round."""
+    """Every system under every key mode, ``rounds`` times, the order turned each round, each
+    load after ``warm`` seconds of the same load unmeasured."""
     samples: list[dict[str, Any]] = []
     for number in range(rounds):
         order = systems if number % 2 == 0 else list(reversed(systems))
         for keys in KEYS:
             for (name, port, server), database in order:
-                load(port, [], keys, 1, settings)  # warm: the hot set, the caches
+                load(port, [], keys, warm, settings)  # warm: the hot set, the caches
                 cpu = server(), database() if database else 0.0, wrk_cpu()
                 measured = load(port, [], keys, settings.seconds, settings)
                 after = server(), database() if database else 0.0, wrk_cpu()
@@ -240,7 +245,7 @@ def run(args: argparse.Namespace) -> str:
             systems.append((("Go anchor, sqlite", port, group_cpu(group)), None))
         settings = LoadSettings(wrk, args.seconds, args.connections, args.threads, args.urns,
                                 directory)  # fmt: skip
-        samples = measure(systems, settings, args.rounds)
+        samples = measure(systems, settings, args.rounds, args.warm)
     if args.json:
         Path(args.json).write_text(json.dumps(samples, indent=1), encoding="utf-8")
     return summary(samples)
@@ -251,6 +256,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--urns", type=int, default=1_000_000)
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--warm", type=int, default=1, help="seconds of unmeasured load before each load"
+    )
     parser.add_argument("--databases", type=lambda text: text.split(","), default=["sqlite"])
     parser.add_argument("--servers", type=lambda text: text.split(","), default=["uvicorn"])
     parser.add_argument("--connections", type=int, default=16)
