@@ -89,7 +89,12 @@ class KeptAnswers:
             return None
         urn = decoded_if_whole(path[1:].decode("latin-1"))
         entry = self.kept.kept.get((urn, base[0], host, "", base[1]))
-        if entry is None or not self.services.resolution.again(urn, entry[0]):
+        if entry is None:
+            return None
+        try:
+            if not self.services.resolution.again(urn, entry[0]):
+                return None
+        except Exception:  # the database unavailable: the application answers it (503)
             return None
         self.metrics.resolved("redirect")
         identifier = request_id(headers)
