@@ -5,7 +5,8 @@ Usage::
 
     .venv/bin/python benchmarks/resolve_bench.py [--urns N] [--seconds S] [--rounds R]
         [--databases sqlite,postgresql] [--servers uvicorn,granian] [--connections C]
-        [--threads T] [--batch-size B] [--postgresql-url URL] [--keep DIRECTORY] [--json OUT]
+        [--threads T] [--warm S] [--batch-size B] [--postgresql-url URL] [--keep DIRECTORY]
+        [--json OUT]
 
     .venv/bin/python benchmarks/resolve_bench.py --urns 20000 --seconds 3 --rounds 1  # quick
 
@@ -33,7 +34,9 @@ round), so that whatever else the machine does falls on all of them alike:
 * the Go anchor (``benchmarks/anchors/go_resolver``, built here): a ``net/http`` server giving
   the same 302 from the same SQLite file, what a team might write instead.
 
-Each load is wrk for ``--seconds``, after a second's warm-up: ``ceiling``, ``GET /-/redirect``,
+Each load is wrk for ``--seconds``, after ``--warm`` seconds (1) of the same load unmeasured (a
+server running for hours has seen its hot set and keeps its redirects, docs/caching.md; a
+longer ``--warm`` measures that steady state): ``ceiling``, ``GET /-/redirect``,
 urnkit's cheapest 302 (the same server, no lookup; the Go anchor has none), then URNs as
 imported, ``hot`` (drawn from a set of 10,000) or ``uniform`` (drawn from all). For each it
 reports the server's CPU per request (every process of the server, from ``/proc``), on
@@ -660,8 +663,11 @@ def started(name: str, command: Sequence[str], port: int, log: Path) -> Iterator
             _stop(process)
 
 
-def measure(systems: Sequence[System], settings: LoadSettings, rounds: int) -> list[dict[str, Any]]:
-    """Every system under every key mode, ``rounds`` times, the order turned each round."""
+def measure(
+    systems: Sequence[System], settings: LoadSettings, rounds: int, warm: int = 1
+) -> list[dict[str, Any]]:
+    """Every system under every key mode, ``rounds`` times, the order turned each round, each
+    load after ``warm`` seconds of the same load unmeasured."""
     samples: list[dict[str, Any]] = []
     for number in range(rounds):
         order = systems if number % 2 == 0 else list(reversed(systems))
@@ -669,7 +675,7 @@ def measure(systems: Sequence[System], settings: LoadSettings, rounds: int) -> l
             for name, port, server, database, has_ceiling in order:
                 if keys == "ceiling" and not has_ceiling:
                     continue
-                load(port, [], keys, 1, settings)  # warm: the hot set, the caches
+                load(port, [], keys, warm, settings)  # warm: the hot set, the caches
                 cpu = server(), database() if database else None
                 measured = load(port, [], keys, settings.seconds, settings)
                 after = server(), database() if database else None
@@ -772,7 +778,7 @@ def run(args: argparse.Namespace) -> str:
             systems.append(("Go anchor, sqlite", port, seconds, None, False))
         settings = LoadSettings(wrk, args.seconds, args.connections, args.threads, args.urns,
                                 directory)  # fmt: skip
-        samples = measure(systems, settings, args.rounds)
+        samples = measure(systems, settings, args.rounds, args.warm)
     if args.json:
         Path(args.json).write_text(json.dumps(samples, indent=1), encoding="utf-8")
     return summary(samples)
@@ -810,6 +816,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--urns", type=int, default=DEFAULT_URNS, help="records to import")
     add_wrk_arguments(parser, DEFAULT_SECONDS)
     parser.add_argument("--rounds", type=int, default=3, help="rounds, the order turned each")
+    parser.add_argument(
+        "--warm", type=int, default=1, help="seconds of unmeasured load before each load"
+    )
     parser.add_argument(
         "--databases", type=_choices(DATABASES), default=["sqlite"], help="sqlite,postgresql"
     )

@@ -19,6 +19,9 @@ _SERVE = Help(
 )
 
 
+PROTOCOL = "urnkit.resolver.web.redirect_protocol:ResolutionProtocol"  # uvicorn's
+
+
 def check_listenable(host: str, port: int) -> None:
     """Raise :class:`OSError` saying so when ``host:port`` cannot be listened on (taken, or no
     such address here), before the ASGI server starts and fails with a traceback or status 3.
@@ -72,6 +75,7 @@ def _serve(args: argparse.Namespace) -> int:
             workers=settings.workers,
             log_level="warning",
             proxy_headers=False,  # the trusted proxies' headers are the application's
+            http=PROTOCOL,  # kept redirects answered below the application
         )
     else:
         from granian.constants import Interfaces

@@ -41,7 +41,9 @@ class Resolution:
     ``routed``: the answer depends on the client's address (no shared cache may keep it).
     A URN of another namespace that records here carry in ``metadata.identifiers`` resolves
     ``via`` that URN as the one record's URN does (``urn``), or, carried by several, gives
-    their URNs as ``choices``, oldest first, each with its title (if any).
+    their URNs as ``choices``, oldest first, each with its title (if any). A record's
+    redirect names its ``prefix`` (what the statistics count it by); one ``kept`` is given
+    again while nothing changes (:meth:`ResolutionService.again`).
 
     A surrogate or gone answer, and a redirect resolved with its description
     (:meth:`ResolutionService.answer_async`), carry everything their answers show: the
@@ -63,6 +65,8 @@ class Resolution:
     choices: tuple[tuple[str, str | None], ...] = ()
     description: Description | None = None
     archived: tuple[ArchivedCopy, ...] = ()
+    prefix: str = ""
+    kept: bool = False
 
 
 MAX_CHOICES = 1_000  # records listed for a URN of another namespace that several carry
@@ -96,6 +100,46 @@ def _shared_start(one: str, other: str) -> int:
     return length
 
 
+class KeptRedirects:
+    """The redirects of records a server process gave, by the URN as the client sent it,
+    kept while the store's change counter
+    (:meth:`~urnkit.resolver.store.Store.resolution_changes`) reads as it did before the
+    lookup that gave them: a change after that read moves it again, so no answer outlives
+    a change. All are forgotten when it moves; beyond ``MOST`` the oldest go first.
+
+    >>> kept, urn = KeptRedirects(), parse_urn("urn:nbn:fi-1")
+    >>> found = Resolution("redirect", urn, "https://example.org/", "nbn:fi-1", prefix="fi")
+    >>> kept.get("urn:nbn:fi-1", 7) is None  # nothing kept yet
+    True
+    >>> kept.keep("urn:nbn:fi-1", 7, found)
+    >>> kept.get("urn:nbn:fi-1", 7) is found, kept.get("urn:nbn:fi-1", 8)
+    (True, None)
+    """
+
+    MOST = 100_000
+
+    def __init__(self) -> None:
+        self._kept: dict[str, Resolution] = {}
+        self._changes: int | None = None
+
+    def get(self, text: str, changes: int | None) -> Resolution | None:
+        """The redirect kept for ``text`` if the counter still reads ``changes`` (None: there
+        is no counter, and nothing is kept)."""
+        if changes != self._changes:
+            self._kept.clear()
+            self._changes = changes
+        return None if changes is None else self._kept.get(text)
+
+    def keep(self, text: str, changes: int | None, found: Resolution) -> None:
+        """Keep ``found``, looked up for ``text`` after the counter read ``changes``: not if it
+        has moved since (another request saw it move while this one awaited its lookup)."""
+        if changes is None or changes != self._changes:
+            return
+        if len(self._kept) >= self.MOST:
+            del self._kept[next(iter(self._kept))]
+        self._kept[text] = found
+
+
 class ResolutionService:
     """Resolves URNs over a store: registered ones by their ``records``, others by
     ``forwarding``. Each resolution of a registered URN counts into ``tally`` (flushed to the
@@ -120,6 +164,7 @@ class ResolutionService:
         self.networks = networks
         self.time_travel = time_travel
         self.descriptions = Rfc2483Requests(records)
+        self.kept = KeptRedirects()
 
     def resolve(self, text: str, client: str | None = None) -> Resolution:
         """Resolve a URN, components included: a q-component is copied into the locator's
@@ -155,7 +200,14 @@ class ResolutionService:
         are old, run in a worker thread. A record without restricted locations (its
         ``records.restricted`` NULL) is redirected without looking at the client. When
         ``suggest`` (a reader's page will show it), the NotFoundError of a URN found nowhere
-        carries the registered URNs :meth:`nearest` it."""
+        carries the registered URNs :meth:`nearest` it. On SQLite a record's redirect is kept
+        (:class:`KeptRedirects`) and given again, the same object, while nothing changed: the
+        change counter is read in this call, before the lookup."""
+        changes = self.store.resolution_changes()
+        kept = self.kept.get(text, changes)
+        if kept is not None:
+            self.tally.add(kept.prefix)
+            return kept
         try:
             urn = parse_urn(text)
         except InvalidURNError:
@@ -173,7 +225,22 @@ class ResolutionService:
         redirect = self._redirect(urn, key, row)
         if redirect is None:
             return await asyncio.to_thread(self._from_record, urn, key, row, client)
-        return redirect if row[4] is None else replace(redirect, routed=True)
+        if row[4] is not None:
+            return replace(redirect, routed=True)
+        if changes is None:
+            return redirect
+        kept = replace(redirect, kept=True)
+        self.kept.keep(text, changes, kept)
+        return kept
+
+    def again(self, text: str, given: Resolution) -> bool:
+        """Whether ``given``, a redirect :meth:`resolve_async` gave for ``text``, is still its
+        answer: it keeps it and nothing changed since (the change counter is read here);
+        counted if so. For a server's answer made below the application."""
+        if self.kept.get(text, self.store.resolution_changes()) is not given:
+            return False
+        self.tally.add(given.prefix)
+        return True
 
     async def answer_async(
         self,
@@ -320,7 +387,7 @@ class ResolutionService:
     def _redirect(urn: URN, key: str, row: ResolutionRow) -> Resolution | None:
         """The redirect to an active record's best location not known broken; None when the
         answer needs the whole record (no such location, or deactivated)."""
-        status, targets, predecessors, _, _ = row
+        status, targets, predecessors, prefix, _ = row
         if status == "active" and targets is not None:
             alternates, media_types = read_targets(targets)
             if urn.q_component:
@@ -333,6 +400,7 @@ class ResolutionService:
                 alternates=alternates,
                 media_types=media_types,
                 predecessors=() if predecessors is None else tuple(predecessors.split("\n")),
+                prefix=prefix,
             )
         return None
 

@@ -114,9 +114,35 @@ def restore(store: Store, source: Path, *, force: bool = False) -> Copy:
     try:
         destination = sqlite3.connect(target_file, timeout=30)
         try:
+            before = _changes(destination)
             copy.backup(destination)
+            _moved(destination, before)
         finally:
             destination.close()
     finally:
         copy.close()
     return Copy(target_file, checked.records, target_file.stat().st_size)
+
+
+def _changes(connection: sqlite3.Connection) -> int | None:
+    """The resolution change counter (migration ``resolution_changes``), if the database has
+    one."""
+    held = connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'resolution_changes'"
+    ).fetchone()
+    if held is None:
+        return None
+    value: int = connection.execute("SELECT counter FROM resolution_changes").fetchone()[0]
+    return value
+
+
+def _moved(connection: sqlite3.Connection, before: int | None) -> None:
+    """The restored database's change counter set past both its own and the replaced
+    database's (``before``), so that a server process keeps no redirect of the replaced one
+    (web/front.py)."""
+    restored = _changes(connection)
+    if restored is not None:
+        with connection:
+            connection.execute(
+                "UPDATE resolution_changes SET counter = ?", (max(restored, before or 0) + 1,)
+            )

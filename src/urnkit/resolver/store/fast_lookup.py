@@ -44,6 +44,7 @@ network; None on all other records)."""
 
 
 _DriverSQL = tuple[str, Callable[[Any], Any]]
+_CHANGES_SQL = "SELECT counter FROM resolution_changes"  # SQLite's (SQLiteReaders.changes)
 
 
 def _driver_sql(query: sa.Select[Any], dialect: sa.Dialect, name: str) -> _DriverSQL:
@@ -288,6 +289,18 @@ class SQLiteReaders:
         self._idle: list[Any] = []  # sqlite3 connections of the event loops, not in use
 
     def row(self, key: str) -> ResolutionRow | None:
+        sql, parameters = self._sql
+        row: ResolutionRow | None = self._fetch(sql, parameters(key))
+        return row
+
+    def changes(self) -> int:
+        """The change counter of resolution (migration ``resolution_changes``): it moves
+        whenever what :meth:`row` gives of some key may have changed."""
+        found: tuple[int] = self._fetch(_CHANGES_SQL, ())
+        return found[0]
+
+    def _fetch(self, sql: str, parameters: Any) -> Any:
+        """The first row of ``sql``, on an idle connection of the loop's."""
         try:
             connection = self._idle.pop()
         except IndexError:  # the first call in this event loop, or more at once than before
@@ -296,9 +309,8 @@ class SQLiteReaders:
             # Pages read from a memory map rather than with a read() each, which measured
             # cheaper per lookup at 1,000,000 URNs. (Up to 1 GiB; the rest is read as before.)
             connection.execute(f"PRAGMA mmap_size = {1 << 30}")
-        sql, parameters = self._sql
         try:
-            row: ResolutionRow | None = connection.execute(sql, parameters(key)).fetchone()
+            row = connection.execute(sql, parameters).fetchone()
         except BaseException:
             connection.close()
             raise

@@ -211,6 +211,21 @@ class Store:
             self.outages.answered()
         return row
 
+    def resolution_changes(self) -> int | None:
+        """The change counter of resolution on SQLite (migration ``resolution_changes``): a
+        value that moves whenever :meth:`resolution_row` may give another row for some key
+        (a record inserted aside: it had none). None where there is no counter to read
+        (PostgreSQL, in-memory SQLite): a caller then keeps no answer."""
+        if self._readers is None:
+            return None
+        try:
+            return self._readers.changes()
+        except Exception as error:
+            unavailable = self.outages.unavailable(error)
+            if unavailable is None:
+                raise
+            raise unavailable from error
+
     async def _batched(
         self, key: str, lookups: dict[Database, BatchedLookups]
     ) -> ResolutionRow | None:

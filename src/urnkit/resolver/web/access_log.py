@@ -108,10 +108,9 @@ class AccessLog:
             sys.stderr.flush()
 
 
-def access_logged(app: ASGIApp, log: bool = True) -> ASGIApp:
-    """``app`` with the request id and ``nosniff`` on each response, and, if ``log``, its
-    access log line."""
-    writer = AccessLog() if log else None
+def access_logged(app: ASGIApp, writer: AccessLog | None) -> ASGIApp:
+    """``app`` with the request id and ``nosniff`` on each response, and, given a
+    ``writer``, its access log line."""
 
     async def observed(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

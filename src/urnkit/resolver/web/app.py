@@ -30,9 +30,10 @@ from urnkit.resolver.services.outbound import FetchGuard
 from urnkit.resolver.settings import Settings
 from urnkit.resolver.store import Store
 from urnkit.resolver.web.acceptance import check_bodies
-from urnkit.resolver.web.access_log import access_logged
+from urnkit.resolver.web.access_log import AccessLog, access_logged
+from urnkit.resolver.web.below import KeptAnswers, install
 from urnkit.resolver.web.caching import CachePolicy, cache_controlled
-from urnkit.resolver.web.front import redirect_front
+from urnkit.resolver.web.front import KeptHeaders, redirect_front
 from urnkit.resolver.web.limits import body_limits, header_limits
 from urnkit.resolver.web.metrics import Metrics
 from urnkit.resolver.web.not_found import not_found
@@ -169,8 +170,13 @@ def create_app(
     app.add_middleware(cache_controlled, policy=policy)
     # Resolution's commonest answer is given before routing (the front); what it leaves goes
     # to resolution's routes, tried before every other.
+    app.state.kept_headers = KeptHeaders()
     app.add_middleware(
-        redirect_front, services=services, metrics=counters, cache_control=policy.header(302)
+        redirect_front,
+        services=services,
+        metrics=counters,
+        cache_control=policy.header(302),
+        kept=app.state.kept_headers,
     )
     app.router.routes[:0] = (*resolve.FIRST_ROUTES, *legacy.ROUTES)
     return app
@@ -219,6 +225,9 @@ def app_from_environment() -> ASGIApp:
     # models, every second or so under load, and set the p99 latency.
     gc.collect()
     gc.freeze()
-    logged = access_logged(header_limits(app), settings.access_log)
+    writer = AccessLog() if settings.access_log else None
+    logged = access_logged(header_limits(app), writer)
+    # What a server's HTTP protocol may answer below the application (web/below.py).
+    install(KeptAnswers(app.state.services, app.state.metrics, app.state.kept_headers, writer))
     networks = trusted_networks(settings.trusted_proxies)
     return trusting(logged, networks, settings.forwarded_headers) if networks else logged

@@ -2,6 +2,8 @@
 the framework's layers run, and the pieces of it resolution's route shares (the redirect, the
 ``Link`` header, the resolver's base URL, whether a client prefers a JSON answer)."""
 
+from __future__ import annotations
+
 import re
 from collections.abc import Sequence
 
@@ -20,6 +22,7 @@ from urnkit.resolver.representations.rfc2483 import (
 )
 from urnkit.resolver.representations.signposting import LINKSET_TYPES, resolution_signposts
 from urnkit.resolver.services import Services
+from urnkit.resolver.services.resolution import Resolution
 from urnkit.resolver.web.caching import NO_STORE
 from urnkit.resolver.web.deps import raw_urn
 from urnkit.resolver.web.metrics import Metrics
@@ -46,7 +49,7 @@ _MOST_BASES = 64  # a server has a few names; a Host header a client makes up is
 
 
 def redirect_front(
-    app: ASGIApp, services: Services, metrics: Metrics, cache_control: bytes
+    app: ASGIApp, services: Services, metrics: Metrics, cache_control: bytes, kept: KeptHeaders
 ) -> ASGIApp:
     """``app``, with resolution's commonest answer given before routing and the framework's
     layers run: the redirect of ``GET`` or ``HEAD /{urn}`` without a query, for a client
@@ -58,7 +61,8 @@ def redirect_front(
     measures what resolving costs (docs/benchmarks.md has the figures). Its redirects carry
     ``cache_control`` (``no-store`` when the target depends on the client's address: a
     record with locations restricted to networks); a request with credentials goes the long
-    way, to be answered ``no-store`` (web/caching.py)."""
+    way, to be answered ``no-store`` (web/caching.py). The headers of a redirect the services
+    keep are kept beside it, in ``kept``."""
 
     async def front(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
@@ -72,9 +76,10 @@ def redirect_front(
                 and (reader := _plain(scope)) is not None
             ):
                 client = scope.get("client")
+                urn = raw_urn(scope, "/")
                 try:
                     found = await services.resolution.resolve_async(
-                        raw_urn(scope, "/"), client[0] if client else None, reader
+                        urn, client[0] if client else None, reader
                     )
                 except Exception as error:  # the route raises it again, to be answered
                     scope[FOUND] = error
@@ -83,20 +88,53 @@ def redirect_front(
                         scope[FOUND] = found
                     else:
                         metrics.resolved("redirect")
-                        response = redirect(
-                            scope,
-                            found.target or "",
-                            NO_STORE if found.routed else cache_control,
-                            found.alternates,
-                            found.predecessors,
-                            found.key,
-                            found.media_types,
-                        )
-                        await response(scope, receive, send)
+                        headers = kept.headers(scope, urn, found, cache_control)
+                        await send({"type": "http.response.start", "status": 302,
+                                    "headers": headers})  # fmt: skip
+                        await send({"type": "http.response.body", "body": b""})
                         return
         await app(scope, receive, send)
 
     return front
+
+
+Headers = list[tuple[bytes, bytes]]
+
+
+class KeptHeaders:
+    """The headers of the redirects of records the front gave, by the URN as sent and what
+    the resolver's URL depends on (:func:`base_url`), each beside the
+    :class:`~urnkit.resolver.services.resolution.Resolution` they answer, one the services
+    keep: given again while the services give that same object (they keep it while nothing
+    changed), made anew otherwise. Beyond ``MOST`` the oldest go first."""
+
+    MOST = 100_000
+
+    def __init__(self) -> None:
+        self.kept: dict[tuple[object, ...], tuple[Resolution, Headers, bytes]] = {}
+
+    def headers(self, scope: Scope, urn: str, found: Resolution, cache_control: bytes) -> Headers:
+        """The headers of the redirect ``found`` for ``urn`` (:func:`redirect`'s), each
+        response its own list (the layers around append to it)."""
+        key = (urn, *base_key(scope))
+        entry = self.kept.get(key)
+        if entry is not None and entry[0] is found:
+            return list(entry[1])
+        made = redirect(
+            scope,
+            found.target or "",
+            NO_STORE if found.routed else cache_control,
+            found.alternates,
+            found.predecessors,
+            found.key,
+            found.media_types,
+        ).raw_headers
+        if found.kept:
+            if len(self.kept) >= self.MOST and key not in self.kept:
+                del self.kept[next(iter(self.kept))]
+            encoded = b"".join(name + b": " + value + b"\r\n" for name, value in made)
+            self.kept[key] = (found, made, encoded)
+        return list(made)
 
 
 def redirect(
@@ -156,18 +194,24 @@ def base_url(scope: Scope) -> str:
     """The resolver's URL as the request names it, ending in ``/`` (Starlette's ``base_url``:
     the scheme, the ``Host`` header, the root path), remembered for the few names a server
     has: made anew, it cost a large share of a redirect's own work."""
-    host = b""
-    for name, value in scope["headers"]:
-        if name == b"host":
-            host = value
-            break
-    key = (scope["scheme"], host, scope.get("root_path", ""), scope.get("server"))
+    key = base_key(scope)
     base = _BASES.get(key)
     if base is None:
         base = str(Request(scope).base_url)
         if len(_BASES) < _MOST_BASES:
             _BASES[key] = base
     return base
+
+
+def base_key(scope: Scope) -> tuple[str, bytes, str, object]:
+    """What the resolver's URL depends on (:func:`base_url`): the scheme, the ``Host``
+    header, the root path, the server's address."""
+    host = b""
+    for name, value in scope["headers"]:
+        if name == b"host":
+            host = value
+            break
+    return scope["scheme"], host, scope.get("root_path", ""), scope.get("server")
 
 
 _NOT_PLAIN = (b"authorization", b"accept-datetime")
@@ -184,7 +228,7 @@ def _plain(scope: Scope) -> bool | None:
         if name in _NOT_PLAIN:
             return None
         if name == b"accept":
-            if _json_first(value):
+            if json_first(value):
                 return None
             reader = prefers_html(value.decode("latin-1"))
     return reader
@@ -197,11 +241,11 @@ def preferred_json(scope: Scope, media_types: Sequence[str | None] = ()) -> str 
     when it takes none of them nor the default; None for the default."""
     for name, value in scope["headers"]:
         if name == b"accept":
-            return _json_first(value, media_types)
+            return json_first(value, media_types)
     return None
 
 
-def _json_first(accept: bytes, media_types: Sequence[str | None] = ()) -> str | None:
+def json_first(accept: bytes, media_types: Sequence[str | None] = ()) -> str | None:
     """What an ``Accept`` value prefers to the default answer (see :func:`preferred_json`);
     one naming none of :data:`_MARKERS`, or a browser's (``text/html`` first at full quality:
     the default wins any tie), is not parsed: the redirect's path. Media type parameters

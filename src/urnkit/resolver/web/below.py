@@ -1,0 +1,117 @@
+"""Kept redirects answered below the application: a server's HTTP protocol asks
+:class:`KeptAnswers` for the response head of a plain ``GET`` or ``HEAD /{urn}`` before it
+builds an ASGI scope or a task, and writes it itself (web/redirect_protocol.py, uvicorn's).
+
+An answer is given only where it is byte for byte what the application would send, the
+``Date`` header aside: for a redirect the front answered before (its headers kept beside the
+services' :class:`~urnkit.resolver.services.resolution.Resolution`, web/front.py) that the
+services still give (:meth:`~urnkit.resolver.services.resolution.ResolutionService.again`:
+the change counter is read there), and a request whose header fields are all of
+:data:`SAFE_FIELDS` (none with credentials, a proxy's word, a condition or a moment of the
+past), within the limits of web/limits.py, not preferring a format of the record. Counted as
+the front counts (statistics, ``/metrics``) and logged as web/access_log.py logs; everything
+else is the application's.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Final
+
+from urnkit.resolver.services import Services
+from urnkit.resolver.web.access_log import REQUEST_ID, AccessLog, access_line, request_id
+from urnkit.resolver.web.deps import decoded_if_whole
+from urnkit.resolver.web.front import KeptHeaders, json_first
+from urnkit.resolver.web.limits import MAX_HEADER_BYTES, MAX_HEADER_FIELDS
+from urnkit.resolver.web.metrics import Metrics
+from urnkit.resolver.web.security import NOSNIFF
+
+# Request header fields that change nothing in the front's redirect (``Accept`` is read).
+SAFE_FIELDS: Final = frozenset(
+    {
+        b"host",
+        b"user-agent",
+        b"accept",
+        b"accept-encoding",
+        b"accept-language",
+        b"connection",
+        b"x-request-id",
+        b"referer",
+        b"cache-control",
+        b"pragma",
+        b"dnt",
+        b"upgrade-insecure-requests",
+        b"sec-fetch-dest",
+        b"sec-fetch-mode",
+        b"sec-fetch-site",
+        b"sec-fetch-user",
+        b"sec-ch-ua",
+        b"sec-ch-ua-mobile",
+        b"sec-ch-ua-platform",
+        b"priority",
+    }
+)
+_TAIL: Final = b"%s: %%s\r\n%s: %s\r\n\r\n" % (REQUEST_ID, *NOSNIFF)
+
+
+class KeptAnswers:
+    """The heads of the redirects a server process keeps, for its HTTP protocol: what
+    :meth:`head` gives follows the status line and the server's own headers (``Date``)."""
+
+    def __init__(
+        self, services: Services, metrics: Metrics, kept: KeptHeaders, log: AccessLog | None
+    ) -> None:
+        self.services, self.metrics, self.kept, self.log = services, metrics, kept, log
+
+    def head(
+        self,
+        method: str,
+        path: bytes,
+        headers: list[tuple[bytes, bytes]],
+        base: tuple[object, object],
+        client: tuple[str, int] | None,
+    ) -> bytes | None:
+        """The headers of the 302 the application would answer to ``method`` (``GET`` or
+        ``HEAD``) ``path`` (``/urn:…``, no query) with ``headers`` (names in lower case),
+        from ``client``, at ``base`` (the scheme and the server's address; the root path
+        empty), counted and logged; None when the application must answer."""
+        started, clock = time.time(), time.perf_counter()
+        host, size = b"", 0
+        for name, value in headers:
+            if name not in SAFE_FIELDS:
+                return None
+            size += len(name) + len(value)
+            if name == b"host":
+                host = value
+            elif name == b"accept" and json_first(value) is not None:
+                return None
+        if len(headers) > MAX_HEADER_FIELDS or size > MAX_HEADER_BYTES:
+            return None
+        urn = decoded_if_whole(path[1:].decode("latin-1"))
+        entry = self.kept.kept.get((urn, base[0], host, "", base[1]))
+        if entry is None:
+            return None
+        try:
+            if not self.services.resolution.again(urn, entry[0]):
+                return None
+        except Exception:  # the database unavailable: the application answers it (503)
+            return None
+        self.metrics.resolved("redirect")
+        identifier = request_id(headers)
+        if self.log is not None:
+            seconds = time.perf_counter() - clock
+            self.log.add(access_line(started, identifier, method, path, 302, seconds, 0, client))
+        return entry[2] + _TAIL % identifier
+
+
+_INSTALLED: list[KeptAnswers] = []  # the process's, once its application is made
+
+
+def install(answers: KeptAnswers) -> None:
+    """Make ``answers`` the process's (:func:`installed`): its application's."""
+    _INSTALLED[:] = [answers]
+
+
+def installed() -> KeptAnswers | None:
+    """The process's kept answers, if its application installed them."""
+    return _INSTALLED[0] if _INSTALLED else None

@@ -1,0 +1,173 @@
+"""Kept redirects answered below the application (web/below.py, uvicorn's protocol in
+web/redirect_protocol.py), black-box against ``urnkit serve`` on SQLite, one worker: the bytes
+are the application's (``Date`` aside), a change is seen by the very next request, and the
+statistics, ``/metrics`` and the access log count these answers as the application's. The
+server runs with a spy on :meth:`KeptAnswers.head` that writes ``answered below`` for each
+answer given there, so that each test knows which path answered."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from resolver_support import BROWSER, Server, fresh_database, set_up_resolver, statistics_interval
+
+SPIED = """
+import sys
+from urnkit.resolver.web import below
+from urnkit.cli import main
+given = below.KeptAnswers.head
+def head(self, *args):
+    answer = given(self, *args)
+    if answer is not None:
+        print("answered below", file=sys.stderr, flush=True)
+    return answer
+below.KeptAnswers.head = head
+sys.exit(main(sys.argv[1:]))
+"""
+BELOW = "answered below"
+
+
+class Served:
+    """The spied server and a registrant's client."""
+
+    def __init__(self, server: Server, tokens: dict[str, str]) -> None:
+        self.server = server
+        self.api = httpx.Client(
+            base_url=server.base_url,
+            headers={"Authorization": f"Bearer {tokens['registrant_token']}"},
+            timeout=30,
+        )
+
+    def below(self) -> int:
+        """How many answers were given below the application so far."""
+        return self.server.output().count(BELOW)
+
+    def put(self, urn: str, url: str) -> None:
+        body = {"locations": [{"url": url}], "metadata": {"title": urn}}
+        response = self.api.put(f"/api/v1/urns/{urn}", json=body)
+        assert response.status_code in (200, 201), response.text
+
+    def raw(self, method: str, urn: str, *headers: str) -> bytes:
+        """The whole response to ``method /urn`` with ``headers``, as the server wrote it."""
+        request = [f"{method} /{urn} HTTP/1.1", f"Host: 127.0.0.1:{self.server.port}", *headers]
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=10) as sock:
+            sock.sendall(("\r\n".join(request) + "\r\n\r\n").encode("latin-1"))
+            answer = b""
+            while b"\r\n\r\n" not in answer:
+                chunk = sock.recv(65536)
+                assert chunk, answer
+                answer += chunk
+        return answer
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    directory = tmp_path_factory.mktemp("below")
+    with fresh_database("sqlite", directory) as url:
+        tokens = set_up_resolver(url)
+        with statistics_interval(1), Server(url, urnkit=(sys.executable, "-c", SPIED)) as server:
+            made = Served(server, tokens)
+            yield made
+            made.api.close()
+
+
+def without_date(response: bytes) -> bytes:
+    return re.sub(rb"\r\ndate: [^\r]*", b"", response)
+
+
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_the_answer_below_is_the_applications_to_the_byte(served: Served, method: str) -> None:
+    # RFC 8458 §4.4: the redirect, whichever path gives it; RFC 9110 §6.6.1: Date may differ.
+    urn = f"urn:nbn:fi:test-bytes-{method.lower()}"
+    served.put(urn, "https://example.org/bytes")
+    headers = ("Accept: " + BROWSER, "X-Request-ID: trace-1", "User-Agent: test")
+    before = served.below()
+    first = served.raw(method, urn, *headers)  # the application's: nothing kept yet
+    assert served.below() == before
+    second = served.raw(method, urn, *headers)
+    assert served.below() == before + 1
+    assert without_date(second) == without_date(first)
+    assert first.startswith(b"HTTP/1.1 302 Found\r\n")
+    assert b"\r\nlocation: https://example.org/bytes\r\n" in first
+    assert b"\r\nx-request-id: trace-1\r\nx-content-type-options: nosniff\r\n" in first
+
+
+def test_requests_it_may_not_answer_go_to_the_application(served: Served) -> None:
+    # RFC 9110 §11.6.2: a request with credentials; RFC 7089 §2.1.1: Accept-Datetime;
+    # RFC 9110 §12.5.1: a client preferring the record as JSON.
+    urn = "urn:nbn:fi:test-others"
+    served.put(urn, "https://example.org/others")
+    served.raw("GET", urn)
+    before = served.below()
+    for headers in (
+        ("Authorization: Bearer nothing",),
+        ("Accept-Datetime: Thu, 01 Jan 2026 00:00:00 GMT",),
+        ("Accept: application/json",),
+        ("X-Forwarded-For: 192.0.2.1",),
+        ("Cookie: a=b",),
+    ):
+        served.raw("GET", urn, *headers)
+    served.raw("GET", urn + "?s=I2L")
+    assert served.below() == before
+
+
+def test_a_change_is_seen_by_the_very_next_request(served: Served) -> None:
+    # RFC 8458 §4.2: resolution leads where the record leads now; §4.1: gone once deactivated.
+    urn = "urn:nbn:fi:test-change"
+    served.put(urn, "https://example.org/before")
+    served.raw("GET", urn)
+    before = served.below()
+    assert b"location: https://example.org/before\r\n" in served.raw("GET", urn)
+    assert served.below() == before + 1
+    served.put(urn, "https://example.org/after")
+    assert b"location: https://example.org/after\r\n" in served.raw("GET", urn)
+    assert b"location: https://example.org/after\r\n" in served.raw("GET", urn)
+    assert served.below() == before + 2
+    response = served.api.post(f"/api/v1/urns/{urn}/deactivate", json={})
+    assert response.status_code == 200, response.text
+    assert served.raw("GET", urn).startswith(b"HTTP/1.1 410 ")
+
+
+def resolutions(served: Served) -> float:
+    """``urnkit_resolutions_total{outcome="redirect"}`` as ``/metrics`` gives it."""
+    text = httpx.get(served.server.base_url + "/metrics").text
+    found = re.search(r'^urnkit_resolutions_total\{outcome="redirect"\} (\S+)$', text, re.M)
+    return float(found.group(1)) if found else 0.0
+
+
+def counted(served: Served) -> int:
+    """The resolutions of prefix ``fi:test`` the statistics hold."""
+    counts = served.api.get("/api/v1/statistics").json()["counts"]
+    return sum(day["resolutions"] for day in counts if day["prefix"] == "fi:test")
+
+
+def test_answers_below_are_counted_and_logged(served: Served, tmp_path: Path) -> None:
+    # RFC 8458 §4.4: every resolution counts, whichever path answers it.
+    urn = "urn:nbn:fi:test-counted"
+    served.put(urn, "https://example.org/counted")
+    served.raw("GET", urn)
+    time.sleep(2.5)  # the statistics of earlier requests flushed
+    metrics, statistics, below = resolutions(served), counted(served), served.below()
+    for number in range(5):
+        served.raw("GET", urn, f"X-Request-ID: counted-{number}")
+    assert served.below() == below + 5
+    assert resolutions(served) == metrics + 5
+    deadline = time.monotonic() + 10
+    while counted(served) < statistics + 5 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert counted(served) == statistics + 5
+    time.sleep(0.2)  # the access log's batch written
+    lines = [json.loads(line) for line in served.server.output().splitlines() if line[:1] == "{"]
+    logged = [line for line in lines if line["request_id"].startswith("counted-")]
+    assert [(line["method"], line["path"], line["status"], line["bytes"]) for line in logged] == [
+        ("GET", f"/{urn}", 302, 0)
+    ] * 5
+    assert all(line["client"] == "127.0.0.1" for line in logged)
