@@ -43,7 +43,7 @@ class Resolution:
     ``via`` that URN as the one record's URN does (``urn``), or, carried by several, gives
     their URNs as ``choices``, oldest first, each with its title (if any). A record's
     redirect names its ``prefix`` (what the statistics count it by); one ``kept`` is given
-    again while nothing changes (:meth:`ResolutionService.again`).
+    again while nothing changes (:meth:`ResolutionService.redirect_now`).
 
     A surrogate or gone answer, and a redirect resolved with its description
     (:meth:`ResolutionService.answer_async`), carry everything their answers show: the
@@ -204,9 +204,8 @@ class ResolutionService:
         (:class:`KeptRedirects`) and given again, the same object, while nothing changed: the
         change counter is read in this call, before the lookup."""
         changes = self.store.resolution_changes()
-        kept = self.kept.get(text, changes)
+        kept = self._kept(text, changes)
         if kept is not None:
-            self.tally.add(kept.prefix)
             return kept
         try:
             urn = parse_urn(text)
@@ -227,20 +226,55 @@ class ResolutionService:
             return await asyncio.to_thread(self._from_record, urn, key, row, client)
         if row[4] is not None:
             return replace(redirect, routed=True)
+        return self._keep(text, changes, redirect)
+
+    def redirect_now(self, text: str) -> Resolution | None:
+        """The redirect :meth:`resolve_async` gives for ``text`` when the services keep it
+        (a record's, its locations not restricted to networks), found without waiting: kept,
+        or read on the caller's thread from SQLite (the change counter is read here first);
+        counted. None for every other answer, and where nothing is kept (PostgreSQL,
+        in-memory SQLite): the caller asks :meth:`resolve_async`. For a server's answer made
+        below the application.
+
+        >>> from urnkit.resolver.services import Services
+        >>> Services(Store("sqlite://")).resolution.redirect_now("urn:nbn:fi-1") is None
+        True
+        """
+        changes = self.store.resolution_changes()
+        if changes is None:
+            return None
+        kept = self._kept(text, changes)
+        if kept is not None:
+            return kept
+        try:
+            urn = parse_urn(text)
+        except InvalidURNError:
+            return None
+        key = urn.equivalence_key()
+        row = self.store.resolution_row_now(key)
+        if row is None or row[4] is not None:
+            return None
+        redirect = self._redirect(urn, key, row)
+        if redirect is None:
+            return None
+        self.tally.add(row[3])
+        return self._keep(text, changes, redirect)
+
+    def _kept(self, text: str, changes: int | None) -> Resolution | None:
+        """The redirect kept for ``text`` while the counter reads ``changes``, counted."""
+        kept = self.kept.get(text, changes)
+        if kept is not None:
+            self.tally.add(kept.prefix)
+        return kept
+
+    def _keep(self, text: str, changes: int | None, redirect: Resolution) -> Resolution:
+        """``redirect``, looked up for ``text`` after the counter read ``changes``, kept
+        (:class:`KeptRedirects`) and marked so, where there is a counter."""
         if changes is None:
             return redirect
         kept = replace(redirect, kept=True)
         self.kept.keep(text, changes, kept)
         return kept
-
-    def again(self, text: str, given: Resolution) -> bool:
-        """Whether ``given``, a redirect :meth:`resolve_async` gave for ``text``, is still its
-        answer: it keeps it and nothing changed since (the change counter is read here);
-        counted if so. For a server's answer made below the application."""
-        if self.kept.get(text, self.store.resolution_changes()) is not given:
-            return False
-        self.tally.add(given.prefix)
-        return True
 
     async def answer_async(
         self,

@@ -49,7 +49,7 @@ _MOST_BASES = 64  # a server has a few names; a Host header a client makes up is
 
 
 def redirect_front(
-    app: ASGIApp, services: Services, metrics: Metrics, cache_control: bytes, kept: KeptHeaders
+    app: ASGIApp, services: Services, metrics: Metrics, kept: KeptHeaders
 ) -> ASGIApp:
     """``app``, with resolution's commonest answer given before routing and the framework's
     layers run: the redirect of ``GET`` or ``HEAD /{urn}`` without a query, for a client
@@ -59,16 +59,17 @@ def redirect_front(
     client prefers HTML: the page shows them). ``GET /-/redirect``, the ceiling of
     ``benchmarks/resolve_bench.py``, is answered here too, so that the ratio of the two
     measures what resolving costs (docs/benchmarks.md has the figures). Its redirects carry
-    ``cache_control`` (``no-store`` when the target depends on the client's address: a
-    record with locations restricted to networks); a request with credentials goes the long
-    way, to be answered ``no-store`` (web/caching.py). The headers of a redirect the services
-    keep are kept beside it, in ``kept``."""
+    ``kept``'s ``cache_control`` (``no-store`` when the target depends on the client's
+    address: a record with locations restricted to networks); a request with credentials
+    goes the long way, to be answered ``no-store`` (web/caching.py). The headers of a
+    redirect the services keep are kept beside it, in ``kept``."""
 
     async def front(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
             path: str = scope["path"]
             if path == CEILING_PATH:
-                await redirect(scope, "https://example.org/", cache_control)(scope, receive, send)
+                ceiling = redirect(scope, "https://example.org/", kept.cache_control)
+                await ceiling(scope, receive, send)
                 return
             if (
                 path[1:5].lower() == "urn:"
@@ -88,7 +89,7 @@ def redirect_front(
                         scope[FOUND] = found
                     else:
                         metrics.resolved("redirect")
-                        headers = kept.headers(scope, urn, found, cache_control)
+                        headers = kept.headers(scope, urn, found)
                         await send({"type": "http.response.start", "status": 302,
                                     "headers": headers})  # fmt: skip
                         await send({"type": "http.response.body", "body": b""})
@@ -106,14 +107,33 @@ class KeptHeaders:
     the resolver's URL depends on (:func:`base_url`), each beside the
     :class:`~urnkit.resolver.services.resolution.Resolution` they answer, one the services
     keep: given again while the services give that same object (they keep it while nothing
-    changed), made anew otherwise. Beyond ``MOST`` the oldest go first."""
+    changed), made anew otherwise. Their ``cache_control`` is the redirects' (``no-store``
+    where the target depends on the client). Beyond ``MOST`` the oldest go first."""
 
     MOST = 100_000
 
-    def __init__(self) -> None:
+    def __init__(self, cache_control: bytes) -> None:
+        self.cache_control = cache_control
         self.kept: dict[tuple[object, ...], tuple[Resolution, Headers, bytes]] = {}
 
-    def headers(self, scope: Scope, urn: str, found: Resolution, cache_control: bytes) -> Headers:
+    def encoded(
+        self, urn: str, found: Resolution, scheme: str, host: bytes, server: object
+    ) -> bytes:
+        """The headers of the redirect ``found`` for ``urn``, requested of ``server`` (its
+        address) by ``scheme`` with ``host`` (the ``Host`` header; empty if none), the root
+        path empty, encoded as sent: for a server's answer below the application
+        (web/below.py). ``found`` must be one the services keep."""
+        key = (urn, scheme, host, "", server)
+        entry = self.kept.get(key)
+        if entry is None or entry[0] is not found:
+            headers = [(b"host", host)] if host else []
+            scope = {"type": "http", "scheme": scheme, "server": server, "root_path": "",
+                     "path": "/", "query_string": b"", "headers": headers}  # fmt: skip
+            self.headers(scope, urn, found)
+            entry = self.kept[key]
+        return entry[2]
+
+    def headers(self, scope: Scope, urn: str, found: Resolution) -> Headers:
         """The headers of the redirect ``found`` for ``urn`` (:func:`redirect`'s), each
         response its own list (the layers around append to it)."""
         key = (urn, *base_key(scope))
@@ -123,7 +143,7 @@ class KeptHeaders:
         made = redirect(
             scope,
             found.target or "",
-            NO_STORE if found.routed else cache_control,
+            NO_STORE if found.routed else self.cache_control,
             found.alternates,
             found.predecessors,
             found.key,
