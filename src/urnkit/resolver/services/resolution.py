@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -119,7 +120,9 @@ class KeptRedirects:
     MOST = 100_000
 
     def __init__(self) -> None:
-        self._kept: dict[str, Resolution] = {}
+        # In order of keeping: the oldest goes first in constant time (a dict's first entry,
+        # after many taken from its start, is found by walking past their empty slots).
+        self._kept: OrderedDict[str, Resolution] = OrderedDict()
         self._changes: int | None = None
 
     def get(self, text: str, changes: int | None) -> Resolution | None:
@@ -136,7 +139,7 @@ class KeptRedirects:
         if changes is None or changes != self._changes:
             return
         if len(self._kept) >= self.MOST:
-            del self._kept[next(iter(self._kept))]
+            self._kept.popitem(last=False)
         self._kept[text] = found
 
 

@@ -5,6 +5,7 @@ the framework's layers run, and the pieces of it resolution's route shares (the 
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from fastapi import Request, Response
@@ -114,7 +115,9 @@ class KeptHeaders:
 
     def __init__(self, cache_control: bytes) -> None:
         self.cache_control = cache_control
-        self.kept: dict[tuple[object, ...], tuple[Resolution, Headers, bytes]] = {}
+        # The oldest goes first in constant time (see KeptRedirects).
+        self.kept: OrderedDict[tuple[object, ...], tuple[Resolution, Headers, bytes]]
+        self.kept = OrderedDict()
 
     def encoded(
         self, urn: str, found: Resolution, scheme: str, host: bytes, server: object
@@ -151,7 +154,7 @@ class KeptHeaders:
         ).raw_headers
         if found.kept:
             if len(self.kept) >= self.MOST and key not in self.kept:
-                del self.kept[next(iter(self.kept))]
+                self.kept.popitem(last=False)
             encoded = b"".join(name + b": " + value + b"\r\n" for name, value in made)
             self.kept[key] = (found, made, encoded)
         return list(made)
