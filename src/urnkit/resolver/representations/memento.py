@@ -24,6 +24,7 @@ from email.utils import format_datetime, parsedate_to_datetime
 from typing import Any, Literal
 
 from urnkit.resolver.domain.versions import STAMP, ArchivedCopy, Versions, stamp
+from urnkit.resolver.representations.rfc2483 import uri_reference
 from urnkit.resolver.representations.signposting import Link
 
 LINK_FORMAT = "application/link-format"
@@ -110,6 +111,24 @@ def timegate_links(base: str, urn: str) -> list[Link]:
         Link(timemap_url(base, urn), "timemap", (("type", LINK_FORMAT),)),
         Link(timemap_url(base, urn, "json"), "timemap", (("type", "application/json"),)),
     ]
+
+
+def timegate_header(base: str, urn: str) -> str:
+    """:func:`timegate_links` as a ``Link`` value, written out as one string: the hot path's
+    (a redirect's), where :class:`Link` objects cost more than the rest.
+
+    >>> from urnkit.resolver.representations.signposting import link_header
+    >>> links = timegate_links("https://r.example/", "urn:nbn:fi-ä")
+    >>> timegate_header("https://r.example/", "urn:nbn:fi-ä") == link_header(links)
+    True
+    """
+    here = uri_reference(base + urn)
+    link, json = (uri_reference(timemap_url(base, urn, form)) for form in ("link", "json"))
+    return (
+        f'<{here}>; rel="original", <{here}>; rel="timegate", '
+        f'<{link}>; rel="timemap"; type="{LINK_FORMAT}", '
+        f'<{json}>; rel="timemap"; type="application/json"'
+    )
 
 
 def memento_links(base: str, versions: Versions, index: int) -> list[Link]:

@@ -224,7 +224,7 @@ class ResolutionService:
             if not self.networks.fresh():
                 await asyncio.to_thread(self.networks.load)
             row = self._routed(row, client)
-        redirect = self._redirect(urn, key, row)
+        redirect = self._redirect(urn, key, row, changes is not None and row[4] is None)
         if redirect is None:
             return await asyncio.to_thread(self._from_record, urn, key, row, client)
         if row[4] is not None:
@@ -257,7 +257,7 @@ class ResolutionService:
         row = self.store.resolution_row_now(key)
         if row is None or row[4] is not None:
             return None
-        redirect = self._redirect(urn, key, row)
+        redirect = self._redirect(urn, key, row, kept=True)
         if redirect is None:
             return None
         self.tally.add(row[3])
@@ -272,12 +272,10 @@ class ResolutionService:
 
     def _keep(self, text: str, changes: int | None, redirect: Resolution) -> Resolution:
         """``redirect``, looked up for ``text`` after the counter read ``changes``, kept
-        (:class:`KeptRedirects`) and marked so, where there is a counter."""
-        if changes is None:
-            return redirect
-        kept = replace(redirect, kept=True)
-        self.kept.keep(text, changes, kept)
-        return kept
+        (:class:`KeptRedirects`) if it is marked so."""
+        if redirect.kept:
+            self.kept.keep(text, changes, redirect)
+        return redirect
 
     async def answer_async(
         self,
@@ -421,9 +419,9 @@ class ResolutionService:
         return status, "\n".join(usable) or None, predecessors, prefix, restricted
 
     @staticmethod
-    def _redirect(urn: URN, key: str, row: ResolutionRow) -> Resolution | None:
-        """The redirect to an active record's best location not known broken; None when the
-        answer needs the whole record (no such location, or deactivated)."""
+    def _redirect(urn: URN, key: str, row: ResolutionRow, kept: bool = False) -> Resolution | None:
+        """The redirect to an active record's best location not known broken, ``kept`` or not;
+        None when the answer needs the whole record (no such location, or deactivated)."""
         status, targets, predecessors, prefix, _ = row
         if status == "active" and targets is not None:
             alternates, media_types = read_targets(targets)
@@ -438,6 +436,7 @@ class ResolutionService:
                 media_types=media_types,
                 predecessors=() if predecessors is None else tuple(predecessors.split("\n")),
                 prefix=prefix,
+                kept=kept,
             )
         return None
 

@@ -13,7 +13,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from werkzeug.datastructures import MIMEAccept
 
 from urnkit.resolver.representations.citations import CITATION_TYPES
-from urnkit.resolver.representations.memento import VARY, timegate_links
+from urnkit.resolver.representations.memento import VARY, timegate_header
 from urnkit.resolver.representations.rfc2483 import (
     accept_header,
     link_header,
@@ -143,7 +143,7 @@ class KeptHeaders:
         entry = self.kept.get(key)
         if entry is not None and entry[0] is found:
             return list(entry[1])
-        made = redirect(
+        made = redirect_headers(
             scope,
             found.target or "",
             NO_STORE if found.routed else self.cache_control,
@@ -151,7 +151,7 @@ class KeptHeaders:
             found.predecessors,
             found.key,
             found.media_types,
-        ).raw_headers
+        )
         if found.kept:
             if len(self.kept) >= self.MOST and key not in self.kept:
                 self.kept.popitem(last=False)
@@ -169,15 +169,46 @@ def redirect(
     key: str = "",
     media_types: Sequence[str | None] = (),
 ) -> Response:
-    """A 302 to ``target`` (RFC 8458 §4.4: never permanent) that caches may keep as
-    ``cache_control`` says, varying by ``Accept`` (a client preferring JSON gets the record);
-    with ``alternates`` (a record of ours, its equivalence key ``key``, not one forwarded) a
-    ``Link`` header names them and the ``predecessors``, and gives the signposts the row
-    allows (:func:`~urnkit.resolver.representations.signposting.resolution_signposts`: each item
-    with its ``media_types``, if any). The headers are appended as they are sent: a headers=
-    dict costs more (Starlette encodes and inspects each entry)."""
+    """A 302 to ``target`` (RFC 8458 §4.4: never permanent) with :func:`redirect_headers`.
+
+    >>> scope = {"type": "http", "scheme": "http", "server": ("r.example", 80), "path": "/",
+    ...          "root_path": "", "query_string": b"", "headers": []}
+    >>> response = redirect(scope, "https://example.org/ä", b"max-age=300")
+    >>> response.status_code, response.headers["location"]
+    (302, 'https://example.org/%C3%A4')
+    """
     response = Response(status_code=302)
-    response.raw_headers += [
+    response.raw_headers = redirect_headers(
+        scope, target, cache_control, alternates, predecessors, key, media_types
+    )
+    return response
+
+
+def redirect_headers(
+    scope: Scope,
+    target: str,
+    cache_control: bytes,
+    alternates: Sequence[str] = (),
+    predecessors: Sequence[str] = (),
+    key: str = "",
+    media_types: Sequence[str | None] = (),
+) -> Headers:
+    """The headers of a 302 to ``target`` that caches may keep as ``cache_control`` says,
+    varying by ``Accept`` (a client preferring JSON gets the record); with ``alternates`` (a
+    record of ours, its equivalence key ``key``, not one forwarded) a ``Link`` header names
+    them and the ``predecessors``, and gives the signposts the row allows
+    (:func:`~urnkit.resolver.representations.signposting.resolution_signposts`: each item
+    with its ``media_types``, if any). In the order sent, as raw header pairs: a headers=
+    dict costs more (Starlette encodes and inspects each entry). No body: ``Content-Length: 0``
+    first, as Starlette writes it.
+
+    >>> scope = {"type": "http", "scheme": "http", "server": ("r.example", 80), "path": "/",
+    ...          "root_path": "", "query_string": b"", "headers": []}
+    >>> redirect_headers(scope, "https://example.org/", b"no-store")[:2]
+    [(b'content-length', b'0'), (b'location', b'https://example.org/')]
+    """
+    headers = [
+        (b"content-length", b"0"),
         (b"location", uri_reference(target).encode("ascii")),
         (b"cache-control", cache_control),
         (b"vary", _VARY_DATETIME if key else b"Accept"),
@@ -187,8 +218,8 @@ def redirect(
             resolution_signposts(base_url(scope), key, alternates, media_types) if key else ""
         )
         links = resolution_links(scope, alternates, (), predecessors, signposts, key)
-        response.raw_headers.append((b"link", links.encode("ascii")))
-    return response
+        headers.append((b"link", links.encode("ascii")))
+    return headers
 
 
 def resolution_links(
@@ -209,7 +240,7 @@ def resolution_links(
         base = base_url(scope)
         links += [(base + urn, "successor-version") for urn in successors]
         links += [(base + urn, "predecessor-version") for urn in sorted(predecessors)]
-    times = ", ".join(link.header() for link in timegate_links(base_url(scope), key)) if key else ""
+    times = timegate_header(base_url(scope), key) if key else ""
     return ", ".join(part for part in (link_header(links), signposts, times) if part)
 
 
