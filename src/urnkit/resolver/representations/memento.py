@@ -118,16 +118,15 @@ def timegate_header(base: str, urn: str) -> str:
     (a redirect's), where :class:`Link` objects cost more than the rest.
 
     >>> from urnkit.resolver.representations.signposting import link_header
-    >>> links = timegate_links("https://r.example/", "urn:nbn:fi-ä")
-    >>> timegate_header("https://r.example/", "urn:nbn:fi-ä") == link_header(links)
-    True
+    >>> for base, urn in (("https://r.example/", "urn:nbn:fi-ä"), ("/", "urn:x:a%2F b")):
+    ...     assert timegate_header(base, urn) == link_header(timegate_links(base, urn))
     """
-    here = uri_reference(base + urn)
-    link, json = (uri_reference(timemap_url(base, urn, form)) for form in ("link", "json"))
+    base, urn = uri_reference(base), uri_reference(urn)  # as quote() goes: by character
+    here = base + urn
     return (
         f'<{here}>; rel="original", <{here}>; rel="timegate", '
-        f'<{link}>; rel="timemap"; type="{LINK_FORMAT}", '
-        f'<{json}>; rel="timemap"; type="application/json"'
+        f'<{base}timemap/link/{urn}>; rel="timemap"; type="{LINK_FORMAT}", '
+        f'<{base}timemap/json/{urn}>; rel="timemap"; type="application/json"'
     )
 
 
