@@ -4,8 +4,8 @@ anchor, alternated round by round; and the import that fills the databases.
 Usage::
 
     .venv/bin/python benchmarks/resolve_bench.py [--urns N] [--seconds S] [--rounds R]
-        [--databases sqlite,postgresql] [--servers uvicorn,granian] [--connections C]
-        [--threads T] [--warm S] [--batch-size B] [--postgresql-url URL] [--keep DIRECTORY]
+        [--databases sqlite,postgresql] [--servers uvicorn,granian] [--workers W]
+        [--connections C] [--threads T] [--warm S] [--batch-size B] [--postgresql-url URL] [--keep DIRECTORY]
         [--json OUT]
 
     .venv/bin/python benchmarks/resolve_bench.py --urns 20000 --seconds 3 --rounds 1  # quick
@@ -31,6 +31,7 @@ round), so that whatever else the machine does falls on all of them alike:
 
 * ``urnkit serve`` on each database and ``--servers`` with the settings of docs/deploy.md:
   ``--workers auto`` (a process per CPU) and the access log on (written to a file);
+  ``--workers`` sets another number (1: one process's cost, as the Go anchor's one process);
 * the Go anchor (``benchmarks/anchors/go_resolver``, built here): a ``net/http`` server giving
   the same 302 from the same SQLite file, what a team might write instead.
 
@@ -764,7 +765,7 @@ def run(args: argparse.Namespace) -> str:
         systems: list[System] = []
         for (kind, (url, _)), server in itertools.product(found.items(), args.servers):
             log = directory / f"urnkit-{server}-{kind}.log"
-            port, group = stack.enter_context(serving(url, server, "auto", log))
+            port, group = stack.enter_context(serving(url, server, args.workers, log))
             database = functools.partial(postgresql_cpu, url) if kind == "postgresql" else None
             name = f"urnkit serve, {server}, {kind}"
             systems.append((name, port, functools.partial(_group_seconds, group), database, True))
@@ -826,6 +827,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--servers", type=_choices(SERVERS), default=["uvicorn"], help="uvicorn,granian"
     )
     parser.add_argument(
+        "--workers",
+        default="auto",
+        help="urnkit serve's worker processes: auto (docs/deploy.md's), or a number",
+    )
+    parser.add_argument(
         "--postgresql-url",
         default=DEFAULT_POSTGRESQL_URL,
         help="a database on the PostgreSQL server to create the benchmark's database from",
@@ -838,6 +844,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if min(args.urns, args.seconds, args.connections, args.threads, args.rounds) < 1:
         parser.error("--urns, --seconds, --connections, --threads and --rounds must be >= 1")
+    if args.workers != "auto" and not (args.workers.isdigit() and int(args.workers) >= 1):
+        parser.error("--workers must be auto or a whole number >= 1")
     if args.connections < args.threads or args.batch_size < 1:
         parser.error("need --connections >= --threads and --batch-size >= 1")
     try:

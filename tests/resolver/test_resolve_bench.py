@@ -134,3 +134,13 @@ def test_postgresql_cpu_counts_the_benchmarks_own_backends_only(tmp_path: Path) 
         theirs.dispose()
     finally:
         context.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("workers", ["0", "two", "-1"])
+def test_workers_are_auto_or_a_whole_number(
+    workers: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        resolve_bench.main(["--workers", workers])
+    assert stopped.value.code == 2
+    assert "--workers must be auto or a whole number >= 1" in capsys.readouterr().err

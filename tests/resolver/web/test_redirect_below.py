@@ -1,9 +1,10 @@
-"""Kept redirects answered below the application (web/below.py, uvicorn's protocol in
+"""Redirects answered below the application (web/below.py, uvicorn's protocol in
 web/redirect_protocol.py), black-box against ``urnkit serve`` on SQLite, one worker: the bytes
-are the application's (``Date`` aside), a change is seen by the very next request, and the
-statistics, ``/metrics`` and the access log count these answers as the application's. The
-server runs with a spy on :meth:`KeptAnswers.head` that writes ``answered below`` for each
-answer given there, so that each test knows which path answered."""
+are the application's (``Date`` aside), kept or not; a change is seen by the very next
+request; only a record's redirect is answered there; and the statistics, ``/metrics`` and
+the access log count these answers as the application's. The server runs with a spy on
+:meth:`KeptAnswers.head` that writes ``answered below`` for each answer given there, so that
+each test knows which path answered."""
 
 from __future__ import annotations
 
@@ -83,21 +84,45 @@ def without_date(response: bytes) -> bytes:
     return re.sub(rb"\r\ndate: [^\r]*", b"", response)
 
 
+# A header field outside below.SAFE_FIELDS that changes nothing in the answer: the request
+# goes to the application.
+TO_THE_APPLICATION = "X-Note: by the application"
+
+
 @pytest.mark.parametrize("method", ["GET", "HEAD"])
-def test_the_answer_below_is_the_applications_to_the_byte(served: Served, method: str) -> None:
+@pytest.mark.parametrize("kept", [False, True])
+def test_the_answer_below_is_the_applications_to_the_byte(
+    served: Served, method: str, kept: bool
+) -> None:
     # RFC 8458 §4.4: the redirect, whichever path gives it; RFC 9110 §6.6.1: Date may differ.
-    urn = f"urn:nbn:fi:test-bytes-{method.lower()}"
+    # Not kept: the first request of the URN, read from the database below the application.
+    urn = f"urn:nbn:fi:test-bytes-{method.lower()}-{kept}"
     served.put(urn, "https://example.org/bytes")
     headers = ("Accept: " + BROWSER, "X-Request-ID: trace-1", "User-Agent: test")
+    if kept:
+        served.raw(method, urn, *headers)
     before = served.below()
-    first = served.raw(method, urn, *headers)  # the application's: nothing kept yet
-    assert served.below() == before
-    second = served.raw(method, urn, *headers)
+    below = served.raw(method, urn, *headers)
     assert served.below() == before + 1
-    assert without_date(second) == without_date(first)
-    assert first.startswith(b"HTTP/1.1 302 Found\r\n")
-    assert b"\r\nlocation: https://example.org/bytes\r\n" in first
-    assert b"\r\nx-request-id: trace-1\r\nx-content-type-options: nosniff\r\n" in first
+    application = served.raw(method, urn, *headers, TO_THE_APPLICATION)
+    assert served.below() == before + 1
+    assert without_date(below) == without_date(application)
+    assert below.startswith(b"HTTP/1.1 302 Found\r\n")
+    assert b"\r\nlocation: https://example.org/bytes\r\n" in below
+    assert b"\r\nx-request-id: trace-1\r\nx-content-type-options: nosniff\r\n" in below
+
+
+def test_only_a_records_redirect_is_answered_below(served: Served) -> None:
+    # RFC 8458 §4.5: a surrogate page; §4.1: gone; RFC 8141 §2: not a URN; not registered.
+    urn = "urn:nbn:fi:test-only"
+    served.put(urn, "https://example.org/only")
+    response = served.api.post(f"/api/v1/urns/{urn}/deactivate", json={})
+    assert response.status_code == 200, response.text
+    before = served.below()
+    assert served.raw("GET", urn).startswith(b"HTTP/1.1 410 ")
+    assert served.raw("GET", "urn:nbn:fi:test-never-registered").startswith(b"HTTP/1.1 404 ")
+    assert served.raw("GET", "urn:a").startswith(b"HTTP/1.1 400 ")
+    assert served.below() == before
 
 
 def test_requests_it_may_not_answer_go_to_the_application(served: Served) -> None:
@@ -130,7 +155,7 @@ def test_a_change_is_seen_by_the_very_next_request(served: Served) -> None:
     served.put(urn, "https://example.org/after")
     assert b"location: https://example.org/after\r\n" in served.raw("GET", urn)
     assert b"location: https://example.org/after\r\n" in served.raw("GET", urn)
-    assert served.below() == before + 2
+    assert served.below() == before + 3
     response = served.api.post(f"/api/v1/urns/{urn}/deactivate", json={})
     assert response.status_code == 200, response.text
     assert served.raw("GET", urn).startswith(b"HTTP/1.1 410 ")

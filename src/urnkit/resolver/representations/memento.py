@@ -24,6 +24,7 @@ from email.utils import format_datetime, parsedate_to_datetime
 from typing import Any, Literal
 
 from urnkit.resolver.domain.versions import STAMP, ArchivedCopy, Versions, stamp
+from urnkit.resolver.representations.rfc2483 import uri_reference
 from urnkit.resolver.representations.signposting import Link
 
 LINK_FORMAT = "application/link-format"
@@ -110,6 +111,23 @@ def timegate_links(base: str, urn: str) -> list[Link]:
         Link(timemap_url(base, urn), "timemap", (("type", LINK_FORMAT),)),
         Link(timemap_url(base, urn, "json"), "timemap", (("type", "application/json"),)),
     ]
+
+
+def timegate_header(base: str, urn: str) -> str:
+    """:func:`timegate_links` as a ``Link`` value, written out as one string: the hot path's
+    (a redirect's), where :class:`Link` objects cost more than the rest.
+
+    >>> from urnkit.resolver.representations.signposting import link_header
+    >>> for base, urn in (("https://r.example/", "urn:nbn:fi-ä"), ("/", "urn:x:a%2F b")):
+    ...     assert timegate_header(base, urn) == link_header(timegate_links(base, urn))
+    """
+    base, urn = uri_reference(base), uri_reference(urn)  # as quote() goes: by character
+    here = base + urn
+    return (
+        f'<{here}>; rel="original", <{here}>; rel="timegate", '
+        f'<{base}timemap/link/{urn}>; rel="timemap"; type="{LINK_FORMAT}", '
+        f'<{base}timemap/json/{urn}>; rel="timemap"; type="application/json"'
+    )
 
 
 def memento_links(base: str, versions: Versions, index: int) -> list[Link]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -43,7 +44,7 @@ class Resolution:
     ``via`` that URN as the one record's URN does (``urn``), or, carried by several, gives
     their URNs as ``choices``, oldest first, each with its title (if any). A record's
     redirect names its ``prefix`` (what the statistics count it by); one ``kept`` is given
-    again while nothing changes (:meth:`ResolutionService.again`).
+    again while nothing changes (:meth:`ResolutionService.redirect_now`).
 
     A surrogate or gone answer, and a redirect resolved with its description
     (:meth:`ResolutionService.answer_async`), carry everything their answers show: the
@@ -119,7 +120,9 @@ class KeptRedirects:
     MOST = 100_000
 
     def __init__(self) -> None:
-        self._kept: dict[str, Resolution] = {}
+        # In order of keeping: the oldest goes first in constant time (a dict's first entry,
+        # after many taken from its start, is found by walking past their empty slots).
+        self._kept: OrderedDict[str, Resolution] = OrderedDict()
         self._changes: int | None = None
 
     def get(self, text: str, changes: int | None) -> Resolution | None:
@@ -136,7 +139,7 @@ class KeptRedirects:
         if changes is None or changes != self._changes:
             return
         if len(self._kept) >= self.MOST:
-            del self._kept[next(iter(self._kept))]
+            self._kept.popitem(last=False)
         self._kept[text] = found
 
 
@@ -204,9 +207,8 @@ class ResolutionService:
         (:class:`KeptRedirects`) and given again, the same object, while nothing changed: the
         change counter is read in this call, before the lookup."""
         changes = self.store.resolution_changes()
-        kept = self.kept.get(text, changes)
+        kept = self._kept(text, changes)
         if kept is not None:
-            self.tally.add(kept.prefix)
             return kept
         try:
             urn = parse_urn(text)
@@ -222,25 +224,58 @@ class ResolutionService:
             if not self.networks.fresh():
                 await asyncio.to_thread(self.networks.load)
             row = self._routed(row, client)
-        redirect = self._redirect(urn, key, row)
+        redirect = self._redirect(urn, key, row, changes is not None and row[4] is None)
         if redirect is None:
             return await asyncio.to_thread(self._from_record, urn, key, row, client)
         if row[4] is not None:
             return replace(redirect, routed=True)
+        return self._keep(text, changes, redirect)
+
+    def redirect_now(self, text: str) -> Resolution | None:
+        """The redirect :meth:`resolve_async` gives for ``text`` when the services keep it
+        (a record's, its locations not restricted to networks), found without waiting: kept,
+        or read on the caller's thread from SQLite (the change counter is read here first);
+        counted. None for every other answer, and where nothing is kept (PostgreSQL,
+        in-memory SQLite): the caller asks :meth:`resolve_async`. For a server's answer made
+        below the application.
+
+        >>> from urnkit.resolver.services import Services
+        >>> Services(Store("sqlite://")).resolution.redirect_now("urn:nbn:fi-1") is None
+        True
+        """
+        changes = self.store.resolution_changes()
         if changes is None:
-            return redirect
-        kept = replace(redirect, kept=True)
-        self.kept.keep(text, changes, kept)
+            return None
+        kept = self._kept(text, changes)
+        if kept is not None:
+            return kept
+        try:
+            urn = parse_urn(text)
+        except InvalidURNError:
+            return None
+        key = urn.equivalence_key()
+        row = self.store.resolution_row_now(key)
+        if row is None or row[4] is not None:
+            return None
+        redirect = self._redirect(urn, key, row, kept=True)
+        if redirect is None:
+            return None
+        self.tally.add(row[3])
+        return self._keep(text, changes, redirect)
+
+    def _kept(self, text: str, changes: int | None) -> Resolution | None:
+        """The redirect kept for ``text`` while the counter reads ``changes``, counted."""
+        kept = self.kept.get(text, changes)
+        if kept is not None:
+            self.tally.add(kept.prefix)
         return kept
 
-    def again(self, text: str, given: Resolution) -> bool:
-        """Whether ``given``, a redirect :meth:`resolve_async` gave for ``text``, is still its
-        answer: it keeps it and nothing changed since (the change counter is read here);
-        counted if so. For a server's answer made below the application."""
-        if self.kept.get(text, self.store.resolution_changes()) is not given:
-            return False
-        self.tally.add(given.prefix)
-        return True
+    def _keep(self, text: str, changes: int | None, redirect: Resolution) -> Resolution:
+        """``redirect``, looked up for ``text`` after the counter read ``changes``, kept
+        (:class:`KeptRedirects`) if it is marked so."""
+        if redirect.kept:
+            self.kept.keep(text, changes, redirect)
+        return redirect
 
     async def answer_async(
         self,
@@ -384,9 +419,9 @@ class ResolutionService:
         return status, "\n".join(usable) or None, predecessors, prefix, restricted
 
     @staticmethod
-    def _redirect(urn: URN, key: str, row: ResolutionRow) -> Resolution | None:
-        """The redirect to an active record's best location not known broken; None when the
-        answer needs the whole record (no such location, or deactivated)."""
+    def _redirect(urn: URN, key: str, row: ResolutionRow, kept: bool = False) -> Resolution | None:
+        """The redirect to an active record's best location not known broken, ``kept`` or not;
+        None when the answer needs the whole record (no such location, or deactivated)."""
         status, targets, predecessors, prefix, _ = row
         if status == "active" and targets is not None:
             alternates, media_types = read_targets(targets)
@@ -401,6 +436,7 @@ class ResolutionService:
                 media_types=media_types,
                 predecessors=() if predecessors is None else tuple(predecessors.split("\n")),
                 prefix=prefix,
+                kept=kept,
             )
         return None
 

@@ -196,11 +196,17 @@ class Store:
         """
         if self._lookups is not None:
             return await self._batched(key, self._lookups)
-        if self._readers is None:
-            if self.engine.dialect.name == "sqlite":  # in memory: one shared connection
-                return self.resolution_row(key)
+        if self._readers is None and self.engine.dialect.name != "sqlite":
             return await asyncio.to_thread(self.resolution_row, key)
-        try:  # the fast path: outages seen here, without a context manager's cost
+        return self.resolution_row_now(key)
+
+    def resolution_row_now(self, key: str) -> ResolutionRow | None:
+        """:meth:`resolution_row` on the caller's thread, SQLite's fast path where it has one
+        (:class:`~.fast_lookup.SQLiteReaders`, a file's): outages seen here, without a context
+        manager's cost. In memory, the one shared connection."""
+        if self._readers is None:
+            return self.resolution_row(key)
+        try:
             row = self._readers.row(key)
         except Exception as error:
             unavailable = self.outages.unavailable(error)

@@ -170,12 +170,11 @@ def create_app(
     app.add_middleware(cache_controlled, policy=policy)
     # Resolution's commonest answer is given before routing (the front); what it leaves goes
     # to resolution's routes, tried before every other.
-    app.state.kept_headers = KeptHeaders()
+    app.state.kept_headers = KeptHeaders(policy.header(302))
     app.add_middleware(
         redirect_front,
         services=services,
         metrics=counters,
-        cache_control=policy.header(302),
         kept=app.state.kept_headers,
     )
     app.router.routes[:0] = (*resolve.FIRST_ROUTES, *legacy.ROUTES)

@@ -1,12 +1,13 @@
-"""Kept redirects answered below the application: a server's HTTP protocol asks
+"""Redirects answered below the application: a server's HTTP protocol asks
 :class:`KeptAnswers` for the response head of a plain ``GET`` or ``HEAD /{urn}`` before it
 builds an ASGI scope or a task, and writes it itself (web/redirect_protocol.py, uvicorn's).
 
 An answer is given only where it is byte for byte what the application would send, the
-``Date`` header aside: for a redirect the front answered before (its headers kept beside the
-services' :class:`~urnkit.resolver.services.resolution.Resolution`, web/front.py) that the
-services still give (:meth:`~urnkit.resolver.services.resolution.ResolutionService.again`:
-the change counter is read there), and a request whose header fields are all of
+``Date`` header aside: for a redirect the services keep and give without waiting
+(:meth:`~urnkit.resolver.services.resolution.ResolutionService.redirect_now`: kept while the
+change counter stays, or read from SQLite then and there), its headers made as the front
+makes them and kept beside it (:class:`~urnkit.resolver.web.front.KeptHeaders`), and a
+request whose header fields are all of
 :data:`SAFE_FIELDS` (none with credentials, a proxy's word, a condition or a moment of the
 past), within the limits of web/limits.py, not preferring a format of the record. Counted as
 the front counts (statistics, ``/metrics``) and logged as web/access_log.py logs; everything
@@ -88,20 +89,19 @@ class KeptAnswers:
         if len(headers) > MAX_HEADER_FIELDS or size > MAX_HEADER_BYTES:
             return None
         urn = decoded_if_whole(path[1:].decode("latin-1"))
-        entry = self.kept.kept.get((urn, base[0], host, "", base[1]))
-        if entry is None:
-            return None
         try:
-            if not self.services.resolution.again(urn, entry[0]):
-                return None
+            found = self.services.resolution.redirect_now(urn)
         except Exception:  # the database unavailable: the application answers it (503)
             return None
+        if found is None:
+            return None
+        head = self.kept.encoded(urn, found, str(base[0]), host, base[1])
         self.metrics.resolved("redirect")
         identifier = request_id(headers)
         if self.log is not None:
             seconds = time.perf_counter() - clock
             self.log.add(access_line(started, identifier, method, path, 302, seconds, 0, client))
-        return entry[2] + _TAIL % identifier
+        return head + _TAIL % identifier
 
 
 _INSTALLED: list[KeptAnswers] = []  # the process's, once its application is made

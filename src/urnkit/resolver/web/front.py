@@ -5,6 +5,7 @@ the framework's layers run, and the pieces of it resolution's route shares (the 
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from fastapi import Request, Response
@@ -12,7 +13,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from werkzeug.datastructures import MIMEAccept
 
 from urnkit.resolver.representations.citations import CITATION_TYPES
-from urnkit.resolver.representations.memento import VARY, timegate_links
+from urnkit.resolver.representations.memento import VARY, timegate_header
 from urnkit.resolver.representations.rfc2483 import (
     accept_header,
     link_header,
@@ -49,7 +50,7 @@ _MOST_BASES = 64  # a server has a few names; a Host header a client makes up is
 
 
 def redirect_front(
-    app: ASGIApp, services: Services, metrics: Metrics, cache_control: bytes, kept: KeptHeaders
+    app: ASGIApp, services: Services, metrics: Metrics, kept: KeptHeaders
 ) -> ASGIApp:
     """``app``, with resolution's commonest answer given before routing and the framework's
     layers run: the redirect of ``GET`` or ``HEAD /{urn}`` without a query, for a client
@@ -59,16 +60,17 @@ def redirect_front(
     client prefers HTML: the page shows them). ``GET /-/redirect``, the ceiling of
     ``benchmarks/resolve_bench.py``, is answered here too, so that the ratio of the two
     measures what resolving costs (docs/benchmarks.md has the figures). Its redirects carry
-    ``cache_control`` (``no-store`` when the target depends on the client's address: a
-    record with locations restricted to networks); a request with credentials goes the long
-    way, to be answered ``no-store`` (web/caching.py). The headers of a redirect the services
-    keep are kept beside it, in ``kept``."""
+    ``kept``'s ``cache_control`` (``no-store`` when the target depends on the client's
+    address: a record with locations restricted to networks); a request with credentials
+    goes the long way, to be answered ``no-store`` (web/caching.py). The headers of a
+    redirect the services keep are kept beside it, in ``kept``."""
 
     async def front(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
             path: str = scope["path"]
             if path == CEILING_PATH:
-                await redirect(scope, "https://example.org/", cache_control)(scope, receive, send)
+                ceiling = redirect(scope, "https://example.org/", kept.cache_control)
+                await ceiling(scope, receive, send)
                 return
             if (
                 path[1:5].lower() == "urn:"
@@ -88,7 +90,7 @@ def redirect_front(
                         scope[FOUND] = found
                     else:
                         metrics.resolved("redirect")
-                        headers = kept.headers(scope, urn, found, cache_control)
+                        headers = kept.headers(scope, urn, found)
                         await send({"type": "http.response.start", "status": 302,
                                     "headers": headers})  # fmt: skip
                         await send({"type": "http.response.body", "body": b""})
@@ -106,32 +108,53 @@ class KeptHeaders:
     the resolver's URL depends on (:func:`base_url`), each beside the
     :class:`~urnkit.resolver.services.resolution.Resolution` they answer, one the services
     keep: given again while the services give that same object (they keep it while nothing
-    changed), made anew otherwise. Beyond ``MOST`` the oldest go first."""
+    changed), made anew otherwise. Their ``cache_control`` is the redirects' (``no-store``
+    where the target depends on the client). Beyond ``MOST`` the oldest go first."""
 
     MOST = 100_000
 
-    def __init__(self) -> None:
-        self.kept: dict[tuple[object, ...], tuple[Resolution, Headers, bytes]] = {}
+    def __init__(self, cache_control: bytes) -> None:
+        self.cache_control = cache_control
+        # The oldest goes first in constant time (see KeptRedirects).
+        self.kept: OrderedDict[tuple[object, ...], tuple[Resolution, Headers, bytes]]
+        self.kept = OrderedDict()
 
-    def headers(self, scope: Scope, urn: str, found: Resolution, cache_control: bytes) -> Headers:
+    def encoded(
+        self, urn: str, found: Resolution, scheme: str, host: bytes, server: object
+    ) -> bytes:
+        """The headers of the redirect ``found`` for ``urn``, requested of ``server`` (its
+        address) by ``scheme`` with ``host`` (the ``Host`` header; empty if none), the root
+        path empty, encoded as sent: for a server's answer below the application
+        (web/below.py). ``found`` must be one the services keep."""
+        key = (urn, scheme, host, "", server)
+        entry = self.kept.get(key)
+        if entry is None or entry[0] is not found:
+            headers = [(b"host", host)] if host else []
+            scope = {"type": "http", "scheme": scheme, "server": server, "root_path": "",
+                     "path": "/", "query_string": b"", "headers": headers}  # fmt: skip
+            self.headers(scope, urn, found)
+            entry = self.kept[key]
+        return entry[2]
+
+    def headers(self, scope: Scope, urn: str, found: Resolution) -> Headers:
         """The headers of the redirect ``found`` for ``urn`` (:func:`redirect`'s), each
         response its own list (the layers around append to it)."""
         key = (urn, *base_key(scope))
         entry = self.kept.get(key)
         if entry is not None and entry[0] is found:
             return list(entry[1])
-        made = redirect(
+        made = redirect_headers(
             scope,
             found.target or "",
-            NO_STORE if found.routed else cache_control,
+            NO_STORE if found.routed else self.cache_control,
             found.alternates,
             found.predecessors,
             found.key,
             found.media_types,
-        ).raw_headers
+        )
         if found.kept:
             if len(self.kept) >= self.MOST and key not in self.kept:
-                del self.kept[next(iter(self.kept))]
+                self.kept.popitem(last=False)
             encoded = b"".join(name + b": " + value + b"\r\n" for name, value in made)
             self.kept[key] = (found, made, encoded)
         return list(made)
@@ -146,15 +169,46 @@ def redirect(
     key: str = "",
     media_types: Sequence[str | None] = (),
 ) -> Response:
-    """A 302 to ``target`` (RFC 8458 §4.4: never permanent) that caches may keep as
-    ``cache_control`` says, varying by ``Accept`` (a client preferring JSON gets the record);
-    with ``alternates`` (a record of ours, its equivalence key ``key``, not one forwarded) a
-    ``Link`` header names them and the ``predecessors``, and gives the signposts the row
-    allows (:func:`~urnkit.resolver.representations.signposting.resolution_signposts`: each item
-    with its ``media_types``, if any). The headers are appended as they are sent: a headers=
-    dict costs more (Starlette encodes and inspects each entry)."""
+    """A 302 to ``target`` (RFC 8458 §4.4: never permanent) with :func:`redirect_headers`.
+
+    >>> scope = {"type": "http", "scheme": "http", "server": ("r.example", 80), "path": "/",
+    ...          "root_path": "", "query_string": b"", "headers": []}
+    >>> response = redirect(scope, "https://example.org/ä", b"max-age=300")
+    >>> response.status_code, response.headers["location"]
+    (302, 'https://example.org/%C3%A4')
+    """
     response = Response(status_code=302)
-    response.raw_headers += [
+    response.raw_headers = redirect_headers(
+        scope, target, cache_control, alternates, predecessors, key, media_types
+    )
+    return response
+
+
+def redirect_headers(
+    scope: Scope,
+    target: str,
+    cache_control: bytes,
+    alternates: Sequence[str] = (),
+    predecessors: Sequence[str] = (),
+    key: str = "",
+    media_types: Sequence[str | None] = (),
+) -> Headers:
+    """The headers of a 302 to ``target`` that caches may keep as ``cache_control`` says,
+    varying by ``Accept`` (a client preferring JSON gets the record); with ``alternates`` (a
+    record of ours, its equivalence key ``key``, not one forwarded) a ``Link`` header names
+    them and the ``predecessors``, and gives the signposts the row allows
+    (:func:`~urnkit.resolver.representations.signposting.resolution_signposts`: each item
+    with its ``media_types``, if any). In the order sent, as raw header pairs: a headers=
+    dict costs more (Starlette encodes and inspects each entry). No body: ``Content-Length: 0``
+    first, as Starlette writes it.
+
+    >>> scope = {"type": "http", "scheme": "http", "server": ("r.example", 80), "path": "/",
+    ...          "root_path": "", "query_string": b"", "headers": []}
+    >>> redirect_headers(scope, "https://example.org/", b"no-store")[:2]
+    [(b'content-length', b'0'), (b'location', b'https://example.org/')]
+    """
+    headers = [
+        (b"content-length", b"0"),
         (b"location", uri_reference(target).encode("ascii")),
         (b"cache-control", cache_control),
         (b"vary", _VARY_DATETIME if key else b"Accept"),
@@ -164,8 +218,8 @@ def redirect(
             resolution_signposts(base_url(scope), key, alternates, media_types) if key else ""
         )
         links = resolution_links(scope, alternates, (), predecessors, signposts, key)
-        response.raw_headers.append((b"link", links.encode("ascii")))
-    return response
+        headers.append((b"link", links.encode("ascii")))
+    return headers
 
 
 def resolution_links(
@@ -186,7 +240,7 @@ def resolution_links(
         base = base_url(scope)
         links += [(base + urn, "successor-version") for urn in successors]
         links += [(base + urn, "predecessor-version") for urn in sorted(predecessors)]
-    times = ", ".join(link.header() for link in timegate_links(base_url(scope), key)) if key else ""
+    times = timegate_header(base_url(scope), key) if key else ""
     return ", ".join(part for part in (link_header(links), signposts, times) if part)
 
 

@@ -14,6 +14,9 @@ from urnkit.resolver.web.below import installed
 
 _FOUND = STATUS_LINE[302]
 _METHODS = (b"GET", b"HEAD")
+# The server's own headers (Date, Server) as written, for the list uvicorn holds now (it
+# makes a new one when the second changes).
+_SERVER: list[tuple[list[tuple[bytes, bytes]] | None, bytes]] = [(None, b"")]
 
 
 class ResolutionProtocol(HttpToolsProtocol):
@@ -70,8 +73,9 @@ class ResolutionProtocol(HttpToolsProtocol):
         head = answers.head(method.decode("ascii"), url, self.headers, base, self.client)
         if head is None:
             return False
-        server = b"".join(
-            name + b": " + value + b"\r\n" for name, value in self.server_state.default_headers
-        )
-        self.transport.write(_FOUND + server + head)
+        defaults, server = self.server_state.default_headers, _SERVER[0]
+        if server[0] is not defaults:
+            written = b"".join(name + b": " + value + b"\r\n" for name, value in defaults)
+            server = _SERVER[0] = defaults, written
+        self.transport.write(_FOUND + server[1] + head)
         return True
