@@ -5,8 +5,8 @@ Usage::
 
     .venv/bin/python benchmarks/resolve_bench.py [--urns N] [--seconds S] [--rounds R]
         [--databases sqlite,postgresql] [--servers uvicorn,granian] [--workers W]
-        [--connections C] [--threads T] [--warm S] [--batch-size B] [--postgresql-url URL] [--keep DIRECTORY]
-        [--json OUT]
+        [--connections C] [--threads T] [--warm S] [--batch-size B] [--postgresql-url URL]
+        [--keep DIRECTORY] [--json OUT]
 
     .venv/bin/python benchmarks/resolve_bench.py --urns 20000 --seconds 3 --rounds 1  # quick
 
