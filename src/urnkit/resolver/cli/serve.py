@@ -75,7 +75,7 @@ def _serve(args: argparse.Namespace) -> int:
             workers=settings.workers,
             log_level="warning",
             proxy_headers=False,  # the trusted proxies' headers are the application's
-            http=PROTOCOL,  # kept redirects answered below the application
+            http=PROTOCOL,  # records' redirects answered below the application
         )
     else:
         from granian.constants import Interfaces

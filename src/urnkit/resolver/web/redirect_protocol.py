@@ -1,9 +1,9 @@
-"""uvicorn's HTTP protocol (httptools), answering the redirects the process keeps itself
-(web/below.py) before it builds an ASGI scope or a task: what ``urnkit serve`` runs on
-uvicorn. Only a request that comes alone (no response of the connection pending, none
-queued behind it), over HTTP/1.1 kept alive, for ``/urn:…`` without a query, is offered;
-every other, and every one :class:`~urnkit.resolver.web.below.KeptAnswers` declines, goes
-the normal way.
+"""uvicorn's HTTP protocol (httptools), answering records' redirects itself (web/below.py:
+kept, or read from SQLite then and there) before it builds an ASGI scope or a task: what
+``urnkit serve`` runs on uvicorn. Only a request that comes alone (no response of the
+connection pending, none queued behind it), over HTTP/1.1 kept alive, for ``/urn:…`` without
+a query, is offered; every other, and every one
+:class:`~urnkit.resolver.web.below.KeptAnswers` declines, goes the normal way.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ _SERVER: list[tuple[list[tuple[bytes, bytes]] | None, bytes]] = [(None, b"")]
 
 
 class ResolutionProtocol(HttpToolsProtocol):
-    """:class:`HttpToolsProtocol`, writing a kept redirect's response itself."""
+    """:class:`HttpToolsProtocol`, writing a record's redirect itself."""
 
     answered = False  # whether the message being read was answered here
 
@@ -48,7 +48,7 @@ class ResolutionProtocol(HttpToolsProtocol):
             super().on_message_complete()
 
     def _answer(self) -> bool:
-        """Write the kept redirect of this request, if it is one and may have it."""
+        """Write the redirect of this request, if it is one web/below.py may answer."""
         answers = installed()
         url = self.url
         if (
