@@ -143,15 +143,8 @@ class KeptHeaders:
         entry = self.kept.get(key)
         if entry is not None and entry[0] is found:
             return list(entry[1])
-        made = redirect_headers(
-            scope,
-            found.target or "",
-            NO_STORE if found.routed else self.cache_control,
-            found.alternates,
-            found.predecessors,
-            found.key,
-            found.media_types,
-        )
+        cache_control = NO_STORE if found.routed else self.cache_control
+        made = redirect_headers(scope, found.target or "", cache_control, found)
         if found.kept:
             if len(self.kept) >= self.MOST and key not in self.kept:
                 self.kept.popitem(last=False)
@@ -161,13 +154,7 @@ class KeptHeaders:
 
 
 def redirect(
-    scope: Scope,
-    target: str,
-    cache_control: bytes,
-    alternates: Sequence[str] = (),
-    predecessors: Sequence[str] = (),
-    key: str = "",
-    media_types: Sequence[str | None] = (),
+    scope: Scope, target: str, cache_control: bytes, found: Resolution | None = None
 ) -> Response:
     """A 302 to ``target`` (RFC 8458 §4.4: never permanent) with :func:`redirect_headers`.
 
@@ -178,27 +165,19 @@ def redirect(
     (302, 'https://example.org/%C3%A4')
     """
     response = Response(status_code=302)
-    response.raw_headers = redirect_headers(
-        scope, target, cache_control, alternates, predecessors, key, media_types
-    )
+    response.raw_headers = redirect_headers(scope, target, cache_control, found)
     return response
 
 
 def redirect_headers(
-    scope: Scope,
-    target: str,
-    cache_control: bytes,
-    alternates: Sequence[str] = (),
-    predecessors: Sequence[str] = (),
-    key: str = "",
-    media_types: Sequence[str | None] = (),
+    scope: Scope, target: str, cache_control: bytes, found: Resolution | None = None
 ) -> Headers:
     """The headers of a 302 to ``target`` that caches may keep as ``cache_control`` says,
-    varying by ``Accept`` (a client preferring JSON gets the record); with ``alternates`` (a
-    record of ours, its equivalence key ``key``, not one forwarded) a ``Link`` header names
-    them and the ``predecessors``, and gives the signposts the row allows
-    (:func:`~urnkit.resolver.representations.signposting.resolution_signposts`: each item
-    with its ``media_types``, if any). In the order sent, as raw header pairs: a headers=
+    varying by ``Accept`` (a client preferring JSON gets the record); for the redirect
+    ``found`` with alternates (a record of ours, its equivalence key ``key``, not one
+    forwarded) a ``Link`` header names them and its predecessors, and gives the signposts the
+    row allows (:func:`~urnkit.resolver.representations.signposting.resolution_signposts`:
+    each item with its media type, if any). In the order sent, as raw header pairs: a headers=
     dict costs more (Starlette encodes and inspects each entry). No body: ``Content-Length: 0``
     first, as Starlette writes it.
 
@@ -207,17 +186,19 @@ def redirect_headers(
     >>> redirect_headers(scope, "https://example.org/", b"no-store")[:2]
     [(b'content-length', b'0'), (b'location', b'https://example.org/')]
     """
+    key = "" if found is None else found.key
     headers = [
         (b"content-length", b"0"),
         (b"location", uri_reference(target).encode("ascii")),
         (b"cache-control", cache_control),
         (b"vary", _VARY_DATETIME if key else b"Accept"),
     ]
-    if alternates:
+    if found is not None and found.alternates:
+        alternates = found.alternates
         signposts = (
-            resolution_signposts(base_url(scope), key, alternates, media_types) if key else ""
+            resolution_signposts(base_url(scope), key, alternates, found.media_types) if key else ""
         )
-        links = resolution_links(scope, alternates, (), predecessors, signposts, key)
+        links = resolution_links(scope, alternates, (), found.predecessors, signposts, key)
         headers.append((b"link", links.encode("ascii")))
     return headers
 

@@ -133,15 +133,8 @@ async def resolve_request(request: Request) -> Response:
     if wanted == NOT_ACCEPTABLE and resolution.key:  # fix/cite: nothing /{urn} gives
         citing.not_acceptable()
     if resolution.kind == "redirect" and (not resolution.key or wanted is None):
-        return redirect(
-            request.scope,
-            resolution.target or "",
-            NO_STORE if resolution.routed else request.app.state.cache.header(302),
-            resolution.alternates,
-            resolution.predecessors,
-            resolution.key,
-            resolution.media_types,
-        )
+        cache_control = NO_STORE if resolution.routed else request.app.state.cache.header(302)
+        return redirect(request.scope, resolution.target or "", cache_control, resolution)
     return await asyncio.to_thread(_written, request, resolution, wanted)
 
 
