@@ -158,6 +158,9 @@ def catalogue(services: Services) -> Catalogue:
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
+# Parts shorter than a trigram, of characters outside ASCII (more bytes than characters).
+@example(titles=["0000²", "xéy", "aé"], needle="0²")
+@example(titles=["xéy"], needle="xé")
 @given(
     titles=st.lists(st.text(ALPHABET, max_size=8), max_size=4),
     needle=st.text(ALPHABET, min_size=1, max_size=4),
