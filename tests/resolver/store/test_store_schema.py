@@ -17,13 +17,16 @@ from store_support import add_organisation, sample_record
 from urnkit.resolver.domain import Location
 from urnkit.resolver.store import Store, metadata
 
-# The title search's indexes (migrations title_search, title_words, title_index_from_records),
-# which SQLAlchemy's metadata cannot describe: an FTS5 table, its shadow tables and the view it
-# reads titles from on SQLite, expression indexes on PostgreSQL. Their own tests:
-# tests/resolver/store/test_title_search.py.
+# The title search's indexes (migrations title_search, title_words, title_index_from_records,
+# title_word_index), which SQLAlchemy's metadata cannot describe: two FTS5 tables, their shadow
+# tables and the view they read titles from on SQLite, expression indexes on PostgreSQL. Their
+# own tests: tests/resolver/store/test_title_search.py.
 TITLE_INDEX = {
-    "record_titles",
-    *(f"record_titles_{part}" for part in ("config", "data", "idx")),
+    *(
+        f"{table}{part}"
+        for table in ("record_titles", "record_title_words")
+        for part in ("", "_config", "_data", "_idx")
+    ),
     "record_title_source",
     "ix_records_title",
     "ix_records_title_words",

@@ -24,6 +24,7 @@ from urnkit.resolver.store.queries.links import (
     url_hash,
 )
 from urnkit.resolver.store.queries.records import Records, records_where
+from urnkit.resolver.store.queries.titles import SQLITE_TITLE_TABLES
 from urnkit.resolver.store.tables import locations, records, unix_microseconds
 
 # PostgreSQL imports (BulkImport.import_staged): each record's document (the record whole, as
@@ -118,11 +119,14 @@ _SQLITE_LOCATIONS = (
     "INSERT INTO locations (record_id, url, priority, label, media_type, owner_id)"
     " VALUES (?, ?, ?, ?, ?, ?)"
 )
-# A text title, indexed for the title search (migration title_search). Records whose titles are
-# indexed so, or that have none, are inserted while its trigger is dropped (_trigger_suspended):
-# a trigger run per row, though it did nothing, cost a third of SQLite's work (storage_bench.py).
-# Other titles are left to the trigger, which extracts them as json_extract gives them.
-_SQLITE_TITLES = "INSERT INTO record_titles (rowid, title) VALUES (?, ?)"
+# A text title, indexed for the title search in each of its tables (migrations title_search,
+# title_word_index). Records whose titles are indexed so, or that have none, are inserted while
+# its trigger is dropped (_trigger_suspended): a trigger run per row, though it did nothing, cost
+# a third of SQLite's work (storage_bench.py). Other titles are left to the trigger, which
+# extracts them as json_extract gives them.
+_SQLITE_TITLES = [
+    f"INSERT INTO {table} (rowid, title) VALUES (?, ?)" for table in SQLITE_TITLE_TABLES
+]
 _TITLE_TRIGGER = "record_titles_insert"
 # An "imported" entry for each record from the batch's first id on (the transaction holds the
 # write lock: they are the batch's), acted by its owner: one statement, no row built in Python.
@@ -384,7 +388,8 @@ class BulkImport(Queries):
         if not firsts:
             return 0
         cursor = self.connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        cursor.executemany(_SQLITE_TITLES, staged.titles)
+        for statement in _SQLITE_TITLES:
+            cursor.executemany(statement, staged.titles)
         with _trigger_suspended(cursor, _TITLE_TRIGGER):
             cursor.executemany(_SQLITE_RECORDS, staged.records)
         cursor.executemany(_SQLITE_RECORDS, staged.left)

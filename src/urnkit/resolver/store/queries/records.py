@@ -142,29 +142,58 @@ def _like_escaped(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+def held_words(title: str) -> tuple[list[str], str | None]:
+    """The words every title holding ``title`` holds, lower-cased: those ``title`` holds whole
+    (ASCII letters and digits, a space either side), and the start of its last word (after a
+    space), None if it has none. Its first word may be the end of a title's word: left out.
+
+    >>> held_words("Benchmark record 6666667")
+    (['record'], '6666667')
+    >>> held_words("Tale"), held_words("the 50% sale")
+    (([], None), ([], 'sale'))
+    """
+    words = title.split(" ")
+    whole = [word.lower() for word in words[1:-1] if _plain(word)]
+    started = words[-1].lower() if len(words) > 1 and _plain(words[-1]) else None
+    return whole, started
+
+
 def title_words(title: str) -> str | None:
-    """What every title holding ``title`` holds among its words (PostgreSQL's text search,
-    configuration ``simple``), as a ``tsquery``: the words ``title`` holds whole (ASCII letters
-    and digits, a space either side) and the start of its last word; None if it holds none.
+    """:func:`held_words` as PostgreSQL's text search asks for them (configuration
+    ``simple``), a ``tsquery``; None if there are none.
 
     >>> title_words("Benchmark record 6666667")
     'record & 6666667:*'
     >>> title_words("Tale") is None, title_words("the 50% sale")
     (True, 'sale:*')
     """
-    words = title.split(" ")
-    whole = [word.lower() for word in words[1:-1] if _plain(word)]
-    started = [f"{words[-1].lower()}:*"] if len(words) > 1 and _plain(words[-1]) else []
-    return " & ".join(whole + started) or None
+    whole, started = held_words(title)
+    return " & ".join(whole + ([] if started is None else [f"{started}:*"])) or None
+
+
+def title_match(title: str) -> str | None:
+    """:func:`held_words` as SQLite's FTS5 asks for them (``MATCH``), each quoted: FTS5 reads
+    ``AND``, ``OR``, ``NOT`` and ``NEAR`` unquoted as operators. None if there are none.
+
+    >>> title_match("Benchmark record 6666667")
+    '"record" AND "6666667"*'
+    >>> title_match("Tale") is None, title_match("x OR not")
+    (True, '"or" AND "not"*')
+    """
+    whole, started = held_words(title)
+    quoted = [f'"{word}"' for word in whole] + ([] if started is None else [f'"{started}"*'])
+    return " AND ".join(quoted) or None
 
 
 def _plain(word: str) -> bool:
-    """A word that PostgreSQL's parser takes whole, in any locale, and indexes."""
+    """A word that PostgreSQL's parser takes whole, in any locale, and indexes; a word of
+    SQLite's ``unicode61`` tokenizer too, which splits at every space."""
     return word.isascii() and word.isalnum() and len(word) <= MAX_INDEXED_WORD
 
 
 MAX_INDEXED_WORD = 100  # to_tsvector leaves out words over 2,047 bytes
 TITLE_PROBE = 2_000  # records read in id order before a title search asks its index
+_HIGHEST_ID = 2**63 - 1  # SQLite's highest rowid
 
 
 def title_condition(title: str) -> sa.ColumnElement[bool]:
@@ -187,6 +216,62 @@ def title_condition(title: str) -> sa.ColumnElement[bool]:
     ).bindparams(words=words)
     read = sa.func.jsonb_extract_path_text(records.c.metadata, "title", type_=sa.Text())
     return sa.and_(indexed, read.ilike(pattern, escape="\\"))
+
+
+def sqlite_title_ids(
+    title: str, limit: int = 20, *, by_words: bool = True
+) -> tuple[sa.TextClause, dict[str, Any]]:
+    """SQLite's query for the ids of up to ``limit`` titles holding ``title`` (case-insensitive
+    for ASCII letters), in order, above ``:after`` and up to ``:last``, and its arguments but
+    those two: FTS5's word table narrows to the titles holding its words (:func:`title_match`),
+    if it has any and ``by_words``, and ``LIKE`` reads those; else the trigram table answers
+    the ``LIKE``. FTS5 uses its trigram
+    index for a LIKE without ESCAPE only, so the pattern escapes only when it must, or when the
+    part is shorter than a trigram: FTS5 reads every title for it either way, and SQLite 3.40's
+    counts its bytes, not its characters, and finds no title holding a part such as "0²".
+
+    >>> sqlite_title_ids("Benchmark record 6666667")[1]
+    {'pattern': '%Benchmark record 6666667%', 'limit': 20, 'words': '"record" AND "6666667"*'}
+    >>> sqlite_title_ids("50% off")[1]
+    {'pattern': '%50\\\\% off%', 'limit': 20, 'words': '"off"*'}
+    """
+    special = len(title) < 3 or any(char in title for char in "%_\\")
+    like = "title LIKE :pattern" + (" ESCAPE '\\'" if special else "")
+    words = title_match(title) if by_words else None
+    table = "record_titles" if words is None else "record_title_words"
+    matched = "" if words is None else "record_title_words MATCH :words AND "
+    query = sa.text(
+        f"SELECT rowid FROM {table} WHERE {matched}{like}"
+        " AND rowid > :after AND rowid <= :last ORDER BY rowid LIMIT :limit"
+    )
+    pattern = f"%{_like_escaped(title)}%"
+    return query, {"pattern": pattern, "limit": limit} | ({} if words is None else {"words": words})
+
+
+def _sqlite_titled(
+    connection: sa.Connection,
+    condition: sa.ColumnElement[bool],
+    title: str,
+    ids: tuple[int, int | None],
+    limit: int,
+    *,
+    by_words: bool,
+) -> list[tuple[int, Record]]:
+    """Up to ``limit`` records whose titles hold ``title``, with row ids above the first of
+    ``ids`` and up to the second (None: any), in order, kept where ``condition`` holds:
+    :func:`sqlite_title_ids`' ids a page at a time (``Records._titled``)."""
+    after, last = ids
+    query, arguments = sqlite_title_ids(title, limit, by_words=by_words)
+    arguments["last"] = _HIGHEST_ID if last is None else last
+    found: list[tuple[int, Record]] = []
+    while len(found) < limit:
+        page = list(connection.scalars(query, arguments | {"after": after}))
+        if not page:
+            break
+        chosen = sa.and_(condition, records.c.id.in_(page))
+        found += records_where(connection, chosen, records.c.id, limit=limit - len(found))
+        after = page[-1]
+    return found
 
 
 class Records(Queries):
@@ -239,8 +324,8 @@ class Records(Queries):
         with ``title`` in ``metadata.title`` (case-insensitive; on SQLite for ASCII letters
         only), a location at ``url`` and carrying ``identifier`` (an equivalent URN in
         ``metadata.identifiers``, or the ``metadata.local_id``) if given. A title is looked
-        up in its trigram index (migration title_search) when it has three characters or
-        more."""
+        up in its word index when it holds whole words (:func:`held_words`; migrations
+        title_words, title_word_index), else in its trigram index (migration title_search)."""
         condition = sa.and_(records.c.id > after, listing_condition(prefix, None, None))
         if url is not None:  # locations.url's index (a hash index on PostgreSQL)
             condition = sa.and_(
@@ -275,13 +360,7 @@ class Records(Queries):
             " set_config('max_parallel_workers_per_gather', '0', true),"
             " set_config('plan_cache_mode', 'force_custom_plan', true)"
         )
-        bound = self.connection.scalar(
-            sa.select(records.c.id)
-            .where(records.c.id > after)
-            .order_by(records.c.id)
-            .offset(TITLE_PROBE - 1)
-            .limit(1)
-        )
+        bound = self._probe_bound(after)
         near = condition if bound is None else sa.and_(condition, records.c.id <= bound)
         found = records_where(self.connection, near, records.c.id, limit=limit)
         if bound is None or len(found) == limit:
@@ -291,28 +370,34 @@ class Records(Queries):
             self.connection, rest, records.c.id + 0, limit=limit - len(found)
         )
 
+    def _probe_bound(self, after: int) -> int | None:
+        """The id of the :data:`TITLE_PROBE`-th record above ``after``; None if fewer remain."""
+        return self.connection.scalar(
+            sa.select(records.c.id)
+            .where(records.c.id > after)
+            .order_by(records.c.id)
+            .offset(TITLE_PROBE - 1)
+            .limit(1)
+        )
+
     def _titled(
         self, condition: sa.ColumnElement[bool], title: str, after: int, limit: int
     ) -> list[tuple[int, Record]]:
-        """:meth:`page` with a title on SQLite: ids from ``record_titles`` in order, a page at
-        a time, kept where ``condition`` holds. FTS5 uses its index for a LIKE without ESCAPE
-        only, so the pattern escapes only when it must."""
-        special = any(char in title for char in "%_\\")
-        pattern = _like_escaped(title)
-        query = sa.text(
-            "SELECT rowid FROM record_titles WHERE title LIKE :pattern"
-            + (" ESCAPE '\\'" if special else "")
-            + " AND rowid > :after ORDER BY rowid LIMIT :limit"
-        )
-        found: list[tuple[int, Record]] = []
-        while len(found) < limit:
-            arguments = {"pattern": f"%{pattern}%", "after": after, "limit": limit}
-            ids = list(self.connection.scalars(query, arguments))
-            if not ids:
-                break
-            chosen = sa.and_(condition, records.c.id.in_(ids))
-            found += records_where(self.connection, chosen, records.c.id, limit=limit - len(found))
-            after = ids[-1]
+        """:meth:`page` with a title on SQLite. Without words (:func:`title_match`), the
+        trigram table ``record_titles`` answers the ``LIKE``. With words, the trigram table
+        first answers it for the next :data:`TITLE_PROBE` records by id, where a title many
+        records hold fills the page; then FTS5's word table ``record_title_words`` (migration
+        title_word_index) finds the titles holding the words among the rest, and ``LIKE`` reads
+        those only. The trigram table must intersect the posting list of every trigram of the
+        part ("Ben", "enc", … are in every title of a catalogue of benchmarks); the word table
+        merges the lists of every word its last word starts, all of them before the first
+        title is read: the whole catalogue for "Benchmark record"."""
+        bound = None if title_match(title) is None else self._probe_bound(after)
+        near = (after, bound)
+        found = _sqlite_titled(self.connection, condition, title, near, limit, by_words=False)
+        if bound is not None and len(found) < limit:
+            rest, beyond = limit - len(found), (bound, None)
+            found += _sqlite_titled(self.connection, condition, title, beyond, rest, by_words=True)
         return found
 
     def held_page(
