@@ -13,11 +13,13 @@ import asyncio
 import os
 from collections.abc import Callable, Mapping
 from contextlib import suppress
+from functools import partial
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from urnkit.resolver.store.commits import CommitHeader
 from urnkit.resolver.store.tables import records, successions
 
 # The hot path's query, built once: building a statement and its cache key on every resolution
@@ -287,6 +289,10 @@ class SQLiteReaders:
         self._engine = engine
         self._sql = _driver_sql(RESOLUTION_QUERY, engine.dialect, "key")
         self._idle: list[Any] = []  # sqlite3 connections of the event loops, not in use
+        self._header = CommitHeader(partial(detached_connection, engine))
+        # The wal-index header as it read just before the counter was last read, and the
+        # counter then: one pair, replaced whole, so that loops on other threads see either.
+        self._seen: tuple[bytes | None, int] = (None, 0)
 
     def row(self, key: str) -> ResolutionRow | None:
         sql, parameters = self._sql
@@ -295,8 +301,14 @@ class SQLiteReaders:
 
     def changes(self) -> int:
         """The change counter of resolution (migration ``resolution_changes``): it moves
-        whenever what :meth:`row` gives of some key may have changed."""
+        whenever what :meth:`row` gives of some key may have changed. Read again only when
+        something was committed since it was last read (:class:`~.commits.CommitHeader`)."""
+        header = self._header.read()
+        seen_header, seen = self._seen
+        if header is not None and header == seen_header:
+            return seen
         found: tuple[int] = self._fetch(_CHANGES_SQL, ())
+        self._seen = (header, found[0])
         return found[0]
 
     def _fetch(self, sql: str, parameters: Any) -> Any:
@@ -318,6 +330,8 @@ class SQLiteReaders:
         return row
 
     def close(self) -> None:
-        """Close every idle connection."""
+        """Close every idle connection, and stop reading the wal-index header."""
         while self._idle:
             self._idle.pop().close()
+        self._header.close()
+        self._seen = (None, 0)
