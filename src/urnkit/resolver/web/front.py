@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 
 from fastapi import Request, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -118,6 +119,7 @@ class KeptHeaders:
         # The oldest goes first in constant time (see KeptRedirects).
         self.kept: OrderedDict[tuple[object, ...], tuple[Resolution, Headers, bytes]]
         self.kept = OrderedDict()
+        self.shapes = RedirectShapes()
 
     def encoded(
         self, urn: str, found: Resolution, scheme: str, host: bytes, server: object
@@ -144,13 +146,83 @@ class KeptHeaders:
         if entry is not None and entry[0] is found:
             return list(entry[1])
         cache_control = NO_STORE if found.routed else self.cache_control
-        made = redirect_headers(scope, found.target or "", cache_control, found)
+        made = self.shapes.filled(scope, cache_control, found)
+        if made is None:
+            made = redirect_headers(scope, found.target or "", cache_control, found)
         if found.kept:
             if len(self.kept) >= self.MOST and key not in self.kept:
                 self.kept.popitem(last=False)
             encoded = b"".join(name + b": " + value + b"\r\n" for name, value in made)
             self.kept[key] = (found, made, encoded)
         return list(made)
+
+
+class RedirectShapes:
+    """The headers of a record's redirect (:func:`redirect_headers`) made once per shape (the
+    resolver's URL, the ``Cache-Control``, how many locations with which media types) with
+    :data:`SLOT` names in place of the URN's key, the target and the locations, then filled
+    in for each record of that shape: every one of them stands in those headers as
+    :func:`~urnkit.resolver.representations.rfc2483.uri_reference` writes it, and the rest is
+    the same. A record with predecessors, or a resolver's URL holding a slot's name, is made
+    by :func:`redirect_headers` itself (None).
+
+    >>> scope = {"type": "http", "scheme": "http", "server": ("r.example", 80), "path": "/",
+    ...          "root_path": "", "query_string": b"", "headers": []}
+    >>> from urnkit.resolver.domain import parse_urn
+    >>> found = Resolution("redirect", parse_urn("urn:nbn:fi-1"), "https://a.example/ä",
+    ...                    "urn:nbn:fi-1", alternates=("https://a.example/ä",), kept=True)
+    >>> filled = RedirectShapes().filled(scope, b"max-age=300", found)
+    >>> filled == redirect_headers(scope, found.target, b"max-age=300", found)
+    True
+    """
+
+    MOST = 64  # shapes kept; beyond, the headers are made whole
+
+    def __init__(self) -> None:
+        self.templates: dict[tuple[object, ...], _Template] = {}
+
+    def filled(self, scope: Scope, cache_control: bytes, found: Resolution) -> Headers | None:
+        """The headers of the redirect ``found``, or None where they must be made whole."""
+        if found.predecessors or not found.key or found.target is None:
+            return None
+        shape = (*base_key(scope), cache_control, len(found.alternates), found.media_types)
+        template = self.templates.get(shape)
+        if template is None:
+            if len(self.templates) >= self.MOST or SLOT in base_url(scope):
+                return None
+            template = self.templates[shape] = _template(scope, cache_control, found)
+        slots = {"key": uri_reference(found.key), "target": uri_reference(found.target)}
+        slots.update((f"{n}", uri_reference(url)) for n, url in enumerate(found.alternates))
+        return [
+            (name, value if isinstance(value, bytes) else (value % slots).encode("ascii"))
+            for name, value in template
+        ]
+
+
+SLOT = "urnkit-slot-"
+
+
+_Template = list[tuple[bytes, bytes | str]]  # each value as sent, or a % format of the slots
+
+
+def _template(scope: Scope, cache_control: bytes, found: Resolution) -> _Template:
+    """The headers of a redirect of ``found``'s shape, a value with slots as a ``%`` format
+    whose names are those :meth:`RedirectShapes.filled` fills."""
+    names = ["key", "target", *(f"{n}" for n in range(len(found.alternates)))]
+    standing = {name: f"{SLOT}{name}-" for name in names}
+    alternates = tuple(standing[f"{n}"] for n in range(len(found.alternates)))
+    stand_in = replace(found, key=standing["key"], alternates=alternates)
+    template: _Template = []
+    for name, value in redirect_headers(scope, standing["target"], cache_control, stand_in):
+        text = value.decode("ascii")
+        if SLOT not in text:
+            template.append((name, value))
+            continue
+        text = text.replace("%", "%%")
+        for slot, stand in standing.items():
+            text = text.replace(stand, f"%({slot})s")
+        template.append((name, text))
+    return template
 
 
 def redirect(
