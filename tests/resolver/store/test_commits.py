@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from resolver_support import fresh_database
+from store_support import add_organisation, sample_record
 
 from urnkit.resolver.store import Store
 from urnkit.resolver.store.commits import CommitHeader
@@ -139,3 +140,19 @@ def test_the_header_moves_with_each_commit_and_only_then(tmp_path: Path) -> None
     assert len(set(seen)) == len(seen)
     header.close()
     setup.close()
+
+
+def test_idle_readers_hold_no_snapshot_that_a_checkpoint_must_wait_for(sqlite_store: Store) -> None:
+    path = sqlite_store.engine.url.database
+    assert path is not None
+    sqlite_store.resolution_row_now("urn:nbn:fi:none-1")
+    with sqlite_store.transaction() as tx:
+        organisation_id = add_organisation(tx)
+        tx.records.insert(sample_record("urn:nbn:fi:lib-1"), organisation_id)
+    assert sqlite_store.resolution_row_now("urn:nbn:fi:lib-1") is not None
+    sqlite_store.resolution_changes()
+    _commit(path, _MOVE)
+    with sqlite3.connect(path, isolation_level=None) as checkpointer:
+        busy, _, _ = checkpointer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    checkpointer.close()
+    assert busy == 0

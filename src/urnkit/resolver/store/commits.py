@@ -67,7 +67,7 @@ class CommitHeader:
         try:
             (mode,) = connection.execute("PRAGMA journal_mode").fetchone()
             # The main database's file as SQLite opened it ("" in memory).
-            path = connection.execute("PRAGMA database_list").fetchone()[2]
+            path = connection.execute("PRAGMA database_list").fetchall()[0][2]
             connection.execute("SELECT 1 FROM sqlite_master").fetchall()  # opens the index
             self._file = os.open(f"{path}-shm", os.O_RDONLY) if mode == "wal" and path else None
         except OSError:  # no such file: not in WAL mode after all
