@@ -1,6 +1,6 @@
 """A record's redirect headers filled into the shape they share with others
-(``web/front.py``, ``RedirectShapes``) are byte for byte those made whole
-(``redirect_headers``): for any key, target and locations, with any media types, at any
+(``web/front.py``, ``RedirectShapes``), as pairs and encoded as sent, are byte for byte those
+made whole (``redirect_headers``): for any key, target and locations, with any media types, at any
 resolver URL (RFC 8288 ``Link``, RFC 9110 ``Location``)."""
 
 from __future__ import annotations
@@ -56,6 +56,8 @@ def test_a_shape_filled_is_the_redirect_made_whole(
     shapes, scope = RedirectShapes(), _scope(scheme, host, root)
     whole = redirect_headers(scope, target, cache_control, found)
     assert shapes.filled(scope, cache_control, found) == whole
+    sent = b"".join(name + b": " + value + b"\r\n" for name, value in whole)
+    assert shapes.encoded(scope, cache_control, found) == sent
     # The shape now kept, filled for another record of it.
     other = Resolution("redirect", parse_urn("urn:nbn:fi-2"), target + "x", key + "y",
                        alternates=tuple(url + "z" for url in alternates), media_types=typed,

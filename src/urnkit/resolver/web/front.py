@@ -117,7 +117,7 @@ class KeptHeaders:
     def __init__(self, cache_control: bytes) -> None:
         self.cache_control = cache_control
         # The oldest goes first in constant time (see KeptRedirects).
-        self.kept: OrderedDict[tuple[object, ...], tuple[Resolution, Headers, bytes]]
+        self.kept: OrderedDict[tuple[object, ...], _Kept]
         self.kept = OrderedDict()
         self.shapes = RedirectShapes()
 
@@ -130,31 +130,47 @@ class KeptHeaders:
         (web/below.py). ``found`` must be one the services keep."""
         key = (urn, scheme, host, "", server)
         entry = self.kept.get(key)
-        if entry is None or entry[0] is not found:
-            headers = [(b"host", host)] if host else []
-            scope = {"type": "http", "scheme": scheme, "server": server, "root_path": "",
-                     "path": "/", "query_string": b"", "headers": headers}  # fmt: skip
+        if entry is not None and entry[0] is found:
+            return entry[2]
+        headers = [(b"host", host)] if host else []
+        scope = {"type": "http", "scheme": scheme, "server": server, "root_path": "",
+                 "path": "/", "query_string": b"", "headers": headers}  # fmt: skip
+        block = self.shapes.encoded(scope, self._cache_control(found), found)
+        if block is None:
             self.headers(scope, urn, found)
-            entry = self.kept[key]
-        return entry[2]
+            return self.kept[key][2]
+        self._keep(key, (found, None, block))
+        return block
 
     def headers(self, scope: Scope, urn: str, found: Resolution) -> Headers:
         """The headers of the redirect ``found`` for ``urn`` (:func:`redirect`'s), each
         response its own list (the layers around append to it)."""
         key = (urn, *base_key(scope))
         entry = self.kept.get(key)
-        if entry is not None and entry[0] is found:
+        if entry is not None and entry[0] is found and entry[1] is not None:
             return list(entry[1])
-        cache_control = NO_STORE if found.routed else self.cache_control
+        cache_control = self._cache_control(found)
         made = self.shapes.filled(scope, cache_control, found)
         if made is None:
             made = redirect_headers(scope, found.target or "", cache_control, found)
         if found.kept:
-            if len(self.kept) >= self.MOST and key not in self.kept:
-                self.kept.popitem(last=False)
             encoded = b"".join(name + b": " + value + b"\r\n" for name, value in made)
-            self.kept[key] = (found, made, encoded)
+            self._keep(key, (found, made, encoded))
         return list(made)
+
+    def _cache_control(self, found: Resolution) -> bytes:
+        """The redirect's ``Cache-Control``: ``no-store`` where it depends on the client."""
+        return NO_STORE if found.routed else self.cache_control
+
+    def _keep(self, key: tuple[object, ...], entry: _Kept) -> None:
+        """Keep ``entry`` under ``key``, the oldest dropped beyond ``MOST``."""
+        if len(self.kept) >= self.MOST and key not in self.kept:
+            self.kept.popitem(last=False)
+        self.kept[key] = entry
+
+
+# A redirect, its headers as pairs (None until the application asks for them) and encoded.
+_Kept = tuple[Resolution, Headers | None, bytes]
 
 
 class RedirectShapes:
@@ -179,10 +195,26 @@ class RedirectShapes:
     MOST = 64  # shapes kept; beyond, the headers are made whole
 
     def __init__(self) -> None:
-        self.templates: dict[tuple[object, ...], _Template] = {}
+        self.templates: dict[tuple[object, ...], _Shape] = {}
 
     def filled(self, scope: Scope, cache_control: bytes, found: Resolution) -> Headers | None:
         """The headers of the redirect ``found``, or None where they must be made whole."""
+        shape = self._shape(scope, cache_control, found)
+        if shape is None:
+            return None
+        slots = _slots(found)
+        return [
+            (name, value if isinstance(value, bytes) else (value % slots).encode("ascii"))
+            for name, value in shape[0]
+        ]
+
+    def encoded(self, scope: Scope, cache_control: bytes, found: Resolution) -> bytes | None:
+        """:meth:`filled`, encoded as sent (each ``name: value`` and CRLF)."""
+        shape = self._shape(scope, cache_control, found)
+        return None if shape is None else (shape[1] % _slots(found)).encode("ascii")
+
+    def _shape(self, scope: Scope, cache_control: bytes, found: Resolution) -> _Shape | None:
+        """The template of ``found``'s shape, made now if it is new."""
         if found.predecessors or not found.key or found.target is None:
             return None
         shape = (*base_key(scope), cache_control, len(found.alternates), found.media_types)
@@ -191,38 +223,45 @@ class RedirectShapes:
             if len(self.templates) >= self.MOST or SLOT in base_url(scope):
                 return None
             template = self.templates[shape] = _template(scope, cache_control, found)
-        slots = {"key": uri_reference(found.key), "target": uri_reference(found.target)}
-        slots.update((f"{n}", uri_reference(url)) for n, url in enumerate(found.alternates))
-        return [
-            (name, value if isinstance(value, bytes) else (value % slots).encode("ascii"))
-            for name, value in template
-        ]
+        return template
+
+
+def _slots(found: Resolution) -> dict[str, str]:
+    """What :data:`SLOT` names stand for in ``found``'s headers, as written there."""
+    assert found.target is not None, "a redirect has its target"
+    slots = {"key": uri_reference(found.key), "target": uri_reference(found.target)}
+    slots.update((f"{n}", uri_reference(url)) for n, url in enumerate(found.alternates))
+    return slots
 
 
 SLOT = "urnkit-slot-"
 
 
-_Template = list[tuple[bytes, bytes | str]]  # each value as sent, or a % format of the slots
+# Each header's value as sent or a % format of the slots; all of them encoded as one format.
+_Shape = tuple[list[tuple[bytes, bytes | str]], str]
 
 
-def _template(scope: Scope, cache_control: bytes, found: Resolution) -> _Template:
+def _template(scope: Scope, cache_control: bytes, found: Resolution) -> _Shape:
     """The headers of a redirect of ``found``'s shape, a value with slots as a ``%`` format
-    whose names are those :meth:`RedirectShapes.filled` fills."""
+    whose names are those of :func:`_slots`."""
     names = ["key", "target", *(f"{n}" for n in range(len(found.alternates)))]
     standing = {name: f"{SLOT}{name}-" for name in names}
     alternates = tuple(standing[f"{n}"] for n in range(len(found.alternates)))
     stand_in = replace(found, key=standing["key"], alternates=alternates)
-    template: _Template = []
-    for name, value in redirect_headers(scope, standing["target"], cache_control, stand_in):
-        text = value.decode("ascii")
-        if SLOT not in text:
-            template.append((name, value))
-            continue
+    made = redirect_headers(scope, standing["target"], cache_control, stand_in)
+
+    def format_of(text: str) -> str:
         text = text.replace("%", "%%")
         for slot, stand in standing.items():
             text = text.replace(stand, f"%({slot})s")
-        template.append((name, text))
-    return template
+        return text
+
+    pairs: list[tuple[bytes, bytes | str]] = [
+        (name, format_of(value.decode("ascii")) if SLOT.encode() in value else value)
+        for name, value in made
+    ]
+    block = b"".join(name + b": " + value + b"\r\n" for name, value in made)
+    return pairs, format_of(block.decode("ascii"))
 
 
 def redirect(
