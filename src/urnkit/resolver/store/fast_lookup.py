@@ -13,11 +13,13 @@ import asyncio
 import os
 from collections.abc import Callable, Mapping
 from contextlib import suppress
+from functools import partial
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from urnkit.resolver.store.commits import CommitHeader
 from urnkit.resolver.store.tables import records, successions
 
 # The hot path's query, built once: building a statement and its cache key on every resolution
@@ -286,7 +288,11 @@ class SQLiteReaders:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._sql = _driver_sql(RESOLUTION_QUERY, engine.dialect, "key")
-        self._idle: list[Any] = []  # sqlite3 connections of the event loops, not in use
+        self._idle: list[Any] = []  # cursors of the event loops' sqlite3 connections, not in use
+        self._header = CommitHeader(partial(detached_connection, engine))
+        # The wal-index header as it read just before the counter was last read, and the
+        # counter then: one pair, replaced whole, so that loops on other threads see either.
+        self._seen: tuple[bytes | None, int] = (None, 0)
 
     def row(self, key: str) -> ResolutionRow | None:
         sql, parameters = self._sql
@@ -295,29 +301,41 @@ class SQLiteReaders:
 
     def changes(self) -> int:
         """The change counter of resolution (migration ``resolution_changes``): it moves
-        whenever what :meth:`row` gives of some key may have changed."""
+        whenever what :meth:`row` gives of some key may have changed. Read again only when
+        something was committed since it was last read (:class:`~.commits.CommitHeader`)."""
+        header = self._header.read()
+        seen_header, seen = self._seen
+        if header is not None and header == seen_header:
+            return seen
         found: tuple[int] = self._fetch(_CHANGES_SQL, ())
+        self._seen = (header, found[0])
         return found[0]
 
     def _fetch(self, sql: str, parameters: Any) -> Any:
-        """The first row of ``sql``, on an idle connection of the loop's."""
+        """The first row of ``sql``, on an idle connection of the loop's, through its own
+        cursor (``Connection.execute`` makes a cursor each call). ``sql`` gives one row at
+        most, so that sqlite3 has stepped to its end and reset it: a statement left with rows
+        to give would hold its snapshot, and no checkpoint could pass it."""
         try:
-            connection = self._idle.pop()
+            cursor = self._idle.pop()
         except IndexError:  # the first call in this event loop, or more at once than before
             connection = detached_connection(self._engine)
             connection.execute("PRAGMA query_only = ON")
             # Pages read from a memory map rather than with a read() each, which measured
             # cheaper per lookup at 1,000,000 URNs. (Up to 1 GiB; the rest is read as before.)
             connection.execute(f"PRAGMA mmap_size = {1 << 30}")
+            cursor = connection.cursor()
         try:
-            row = connection.execute(sql, parameters).fetchone()
+            row = cursor.execute(sql, parameters).fetchone()
         except BaseException:
-            connection.close()
+            cursor.connection.close()
             raise
-        self._idle.append(connection)
+        self._idle.append(cursor)
         return row
 
     def close(self) -> None:
-        """Close every idle connection."""
+        """Close every idle connection, and stop reading the wal-index header."""
         while self._idle:
-            self._idle.pop().close()
+            self._idle.pop().connection.close()
+        self._header.close()
+        self._seen = (None, 0)

@@ -181,6 +181,9 @@ def create_app(
     return app
 
 
+OLDEST_COLLECTED_AFTER = 100  # collections of the middle generation (Python's default: 10)
+
+
 def app_from_environment() -> ASGIApp:
     """The application for ``URNKIT_DATABASE_URL``: the factory ``urnkit serve`` hands to the
     ASGI server, once per worker process; outermost, the trusted proxies' word on where the
@@ -224,6 +227,13 @@ def app_from_environment() -> ASGIApp:
     # models, every second or so under load, and set the p99 latency.
     gc.collect()
     gc.freeze()
+    # What comes after lives long too: the redirects kept (up to KeptRedirects.MOST, and
+    # their headers), replaced one by one under load from many URNs. Python collects the
+    # oldest generation whenever a quarter as many objects again have reached it, so each of
+    # its collections walked every kept redirect while they were being replaced. Here it waits
+    # for more young collections first; cycles among young objects go as before.
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, OLDEST_COLLECTED_AFTER)
     writer = AccessLog() if settings.access_log else None
     logged = access_logged(header_limits(app), writer)
     # What a server's HTTP protocol may answer below the application (web/below.py).

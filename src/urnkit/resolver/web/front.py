@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 
 from fastapi import Request, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -116,8 +117,9 @@ class KeptHeaders:
     def __init__(self, cache_control: bytes) -> None:
         self.cache_control = cache_control
         # The oldest goes first in constant time (see KeptRedirects).
-        self.kept: OrderedDict[tuple[object, ...], tuple[Resolution, Headers, bytes]]
+        self.kept: OrderedDict[tuple[object, ...], _Kept]
         self.kept = OrderedDict()
+        self.shapes = RedirectShapes()
 
     def encoded(
         self, urn: str, found: Resolution, scheme: str, host: bytes, server: object
@@ -128,29 +130,138 @@ class KeptHeaders:
         (web/below.py). ``found`` must be one the services keep."""
         key = (urn, scheme, host, "", server)
         entry = self.kept.get(key)
-        if entry is None or entry[0] is not found:
-            headers = [(b"host", host)] if host else []
-            scope = {"type": "http", "scheme": scheme, "server": server, "root_path": "",
-                     "path": "/", "query_string": b"", "headers": headers}  # fmt: skip
+        if entry is not None and entry[0] is found:
+            return entry[2]
+        headers = [(b"host", host)] if host else []
+        scope = {"type": "http", "scheme": scheme, "server": server, "root_path": "",
+                 "path": "/", "query_string": b"", "headers": headers}  # fmt: skip
+        block = self.shapes.encoded(scope, self._cache_control(found), found)
+        if block is None:
             self.headers(scope, urn, found)
-            entry = self.kept[key]
-        return entry[2]
+            return self.kept[key][2]
+        self._keep(key, (found, None, block))
+        return block
 
     def headers(self, scope: Scope, urn: str, found: Resolution) -> Headers:
         """The headers of the redirect ``found`` for ``urn`` (:func:`redirect`'s), each
         response its own list (the layers around append to it)."""
         key = (urn, *base_key(scope))
         entry = self.kept.get(key)
-        if entry is not None and entry[0] is found:
+        if entry is not None and entry[0] is found and entry[1] is not None:
             return list(entry[1])
-        cache_control = NO_STORE if found.routed else self.cache_control
-        made = redirect_headers(scope, found.target or "", cache_control, found)
+        cache_control = self._cache_control(found)
+        made = self.shapes.filled(scope, cache_control, found)
+        if made is None:
+            made = redirect_headers(scope, found.target or "", cache_control, found)
         if found.kept:
-            if len(self.kept) >= self.MOST and key not in self.kept:
-                self.kept.popitem(last=False)
             encoded = b"".join(name + b": " + value + b"\r\n" for name, value in made)
-            self.kept[key] = (found, made, encoded)
+            self._keep(key, (found, made, encoded))
         return list(made)
+
+    def _cache_control(self, found: Resolution) -> bytes:
+        """The redirect's ``Cache-Control``: ``no-store`` where it depends on the client."""
+        return NO_STORE if found.routed else self.cache_control
+
+    def _keep(self, key: tuple[object, ...], entry: _Kept) -> None:
+        """Keep ``entry`` under ``key``, the oldest dropped beyond ``MOST``."""
+        if len(self.kept) >= self.MOST and key not in self.kept:
+            self.kept.popitem(last=False)
+        self.kept[key] = entry
+
+
+# A redirect, its headers as pairs (None until the application asks for them) and encoded.
+_Kept = tuple[Resolution, Headers | None, bytes]
+
+
+class RedirectShapes:
+    """The headers of a record's redirect (:func:`redirect_headers`) made once per shape (the
+    resolver's URL, the ``Cache-Control``, how many locations with which media types) with
+    :data:`SLOT` names in place of the URN's key, the target and the locations, then filled
+    in for each record of that shape: every one of them stands in those headers as
+    :func:`~urnkit.resolver.representations.rfc2483.uri_reference` writes it, and the rest is
+    the same. A record with predecessors, or a resolver's URL holding a slot's name, is made
+    by :func:`redirect_headers` itself (None).
+
+    >>> scope = {"type": "http", "scheme": "http", "server": ("r.example", 80), "path": "/",
+    ...          "root_path": "", "query_string": b"", "headers": []}
+    >>> from urnkit.resolver.domain import parse_urn
+    >>> found = Resolution("redirect", parse_urn("urn:nbn:fi-1"), "https://a.example/ä",
+    ...                    "urn:nbn:fi-1", alternates=("https://a.example/ä",), kept=True)
+    >>> filled = RedirectShapes().filled(scope, b"max-age=300", found)
+    >>> filled == redirect_headers(scope, found.target, b"max-age=300", found)
+    True
+    """
+
+    MOST = 64  # shapes kept; beyond, the headers are made whole
+
+    def __init__(self) -> None:
+        self.templates: dict[tuple[object, ...], _Shape] = {}
+
+    def filled(self, scope: Scope, cache_control: bytes, found: Resolution) -> Headers | None:
+        """The headers of the redirect ``found``, or None where they must be made whole."""
+        shape = self._shape(scope, cache_control, found)
+        if shape is None:
+            return None
+        slots = _slots(found)
+        return [
+            (name, value if isinstance(value, bytes) else (value % slots).encode("ascii"))
+            for name, value in shape[0]
+        ]
+
+    def encoded(self, scope: Scope, cache_control: bytes, found: Resolution) -> bytes | None:
+        """:meth:`filled`, encoded as sent (each ``name: value`` and CRLF)."""
+        shape = self._shape(scope, cache_control, found)
+        return None if shape is None else (shape[1] % _slots(found)).encode("ascii")
+
+    def _shape(self, scope: Scope, cache_control: bytes, found: Resolution) -> _Shape | None:
+        """The template of ``found``'s shape, made now if it is new."""
+        if found.predecessors or not found.key or found.target is None:
+            return None
+        shape = (*base_key(scope), cache_control, len(found.alternates), found.media_types)
+        template = self.templates.get(shape)
+        if template is None:
+            if len(self.templates) >= self.MOST or SLOT in base_url(scope):
+                return None
+            template = self.templates[shape] = _template(scope, cache_control, found)
+        return template
+
+
+def _slots(found: Resolution) -> dict[str, str]:
+    """What :data:`SLOT` names stand for in ``found``'s headers, as written there."""
+    assert found.target is not None, "a redirect has its target"
+    slots = {"key": uri_reference(found.key), "target": uri_reference(found.target)}
+    slots.update((f"{n}", uri_reference(url)) for n, url in enumerate(found.alternates))
+    return slots
+
+
+SLOT = "urnkit-slot-"
+
+
+# Each header's value as sent or a % format of the slots; all of them encoded as one format.
+_Shape = tuple[list[tuple[bytes, bytes | str]], str]
+
+
+def _template(scope: Scope, cache_control: bytes, found: Resolution) -> _Shape:
+    """The headers of a redirect of ``found``'s shape, a value with slots as a ``%`` format
+    whose names are those of :func:`_slots`."""
+    names = ["key", "target", *(f"{n}" for n in range(len(found.alternates)))]
+    standing = {name: f"{SLOT}{name}-" for name in names}
+    alternates = tuple(standing[f"{n}"] for n in range(len(found.alternates)))
+    stand_in = replace(found, key=standing["key"], alternates=alternates)
+    made = redirect_headers(scope, standing["target"], cache_control, stand_in)
+
+    def format_of(text: str) -> str:
+        text = text.replace("%", "%%")
+        for slot, stand in standing.items():
+            text = text.replace(stand, f"%({slot})s")
+        return text
+
+    pairs: list[tuple[bytes, bytes | str]] = [
+        (name, format_of(value.decode("ascii")) if SLOT.encode() in value else value)
+        for name, value in made
+    ]
+    block = b"".join(name + b": " + value + b"\r\n" for name, value in made)
+    return pairs, format_of(block.decode("ascii"))
 
 
 def redirect(
