@@ -277,7 +277,8 @@ def test_the_word_table_is_filled_from_the_records_stored_before_it(
     assert title_index_matches(store)
     downgrade(store, "resolution_changes")
     with store.snapshot() as tx:
-        schema = dict(tx.connection.execute(sa.text("SELECT name, sql FROM sqlite_master")).all())
+        rows = tx.connection.execute(sa.text("SELECT name, sql FROM sqlite_master")).all()
+        schema: dict[str, str | None] = dict(rows)
     assert not {name for name in schema if name.startswith("record_title_words")}
     before = import_module("urnkit.resolver.migrations.versions.0018_title_index_from_records")
     triggers = {schema["record_titles_insert"], schema["record_titles_update"]}
