@@ -20,7 +20,7 @@ release before this one indexes titles in ``record_titles`` only (``store.bulk_i
 
 Revision ID: title_word_index
 Revises: resolution_changes
-Create Date: 2026-12-07
+Create Date: 2026-12-06
 """
 
 from importlib import import_module
