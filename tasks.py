@@ -144,22 +144,29 @@ def run_pytest(*arguments: str) -> int:
     command = [str(BIN / "python"), "-m", "pytest", *PYTEST_OPTIONS, *arguments]
     print("+", " ".join(command), flush=True)
     environment = {**os.environ, "URNKIT_TEST_RUN": run}
-    process = subprocess.Popen(command, cwd=ROOT, env=environment, process_group=0)
-
     signals: list[int] = []
+    started: list[subprocess.Popen[bytes]] = []
 
     def interrupt(signal_number: int, frame: object) -> None:
         # The first is passed on as SIGINT, for every test process to tear down; another kills.
         signals.append(signal_number)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGINT if len(signals) == 1 else signal.SIGKILL)
+        for process in started:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGINT if len(signals) == 1 else signal.SIGKILL)
 
+    # Handled before pytest starts: a signal handled here is SIG_DFL in the new program, where an
+    # ignored one would stay ignored (a background job of a shell, nohup, starts with SIGINT
+    # ignored), and pytest would not tear anything down on the SIGINT passed on.
     previous = {number: signal.signal(number, interrupt) for number in INTERRUPTS}
     try:
-        status = process.wait()
+        started.append(subprocess.Popen(command, cwd=ROOT, env=environment, process_group=0))
+        if signals:  # one came before pytest did
+            interrupt(signals.pop(), None)
+        status = started[0].wait()
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)  # what the group left: servers, browsers
+        for process in started:  # what the group left: servers, browsers
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
         subprocess.run([BIN / "python", DROP_RUN_DATABASES, run], cwd=ROOT, check=False)
         for number, handler in previous.items():
             signal.signal(number, handler)

@@ -25,6 +25,9 @@ from resolver_support import PG_URL, drop_database, require_postgresql
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 RUN = "import sys, tasks; sys.exit(tasks.run_pytest(*sys.argv[1:]))"
+# As a background job of a shell (or nohup) starts it: SIGINT ignored, and an ignored signal
+# stays ignored in every program started after.
+RUN_IGNORING_SIGINT = "import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); " + RUN
 SECONDS = 180  # for the run to start its server and to end once interrupted
 
 
@@ -56,9 +59,12 @@ def _databases() -> set[str]:
 
 
 @pytest.fixture
-def command(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], Path, Path]]:
+def command(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[tuple[subprocess.Popen[bytes], Path, Path]]:
     """The test command's pytest runner on ``interrupted_run.py``, in a process group of its
-    own as a terminal starts it; the file where its test says what it started, and its output.
+    own as a terminal starts it (with SIGINT ignored, as a background job, where the test asks
+    for ``RUN_IGNORING_SIGINT``); the file where its test says what it started, and its output.
     Whatever is left is killed afterwards, passed or failed."""
     require_postgresql()
     ready, output = tmp_path / "started.json", tmp_path / "output.txt"
@@ -66,7 +72,7 @@ def command(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], Path, Pat
     arguments = ["-p", "no:cacheprovider", str(HERE / "interrupted_run.py")]
     with output.open("wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-c", RUN, *arguments],
+            [sys.executable, "-c", getattr(request, "param", RUN), *arguments],
             cwd=ROOT,
             env=environment,
             stdout=log,
@@ -98,6 +104,21 @@ def _started(process: subprocess.Popen[bytes], ready: Path, output: Path) -> dic
 def test_an_interrupted_run_leaves_no_process_and_no_database(
     command: tuple[subprocess.Popen[bytes], Path, Path], signal_name: str
 ) -> None:
+    _interrupted(command, signal_name)
+
+
+@pytest.mark.parametrize("command", [RUN_IGNORING_SIGINT], indirect=True)
+def test_a_run_started_as_a_background_job_is_interrupted_as_well(
+    command: tuple[subprocess.Popen[bytes], Path, Path],
+) -> None:
+    # Its SIGTERM (a CI runner cancelling it) is passed on as SIGINT, which its tests must not
+    # inherit ignored.
+    _interrupted(command, "SIGTERM")
+
+
+def _interrupted(command: tuple[subprocess.Popen[bytes], Path, Path], signal_name: str) -> None:
+    """``command`` given ``signal_name`` once its test has started a server and a database;
+    then neither is left, nor any process of its group."""
     process, ready, output = command
     started = _started(process, ready, output)
     assert httpx.get(started["base_url"] + "/healthz", timeout=10).status_code == 200
