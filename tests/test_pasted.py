@@ -3,6 +3,7 @@ and inside a URN taken off, and nothing a URN is made of."""
 
 from hypothesis import given
 from hypothesis import strategies as st
+from pasted_support import pasted_forms, sent
 from urn_strategies import nids, nsss
 
 from urnkit import is_valid
@@ -28,25 +29,11 @@ def test_the_rfc_8141_examples_are_left_as_they_are() -> None:
 
 
 def test_what_readers_paste() -> None:
-    # issue 32: a trailing space, newline, tab, ".", "/" or ">", a zero-width space, a soft
-    # hyphen, a Unicode hyphen (U+2010) from PDF hyphenation
+    # issue 32: each of pasted_support's forms, as pasted and as a browser sends it in a path
     urn = "urn:nbn:fi-fe2019-1234"
-    for pasted in (
-        urn + " ",
-        urn + "\n",
-        urn + "\t",
-        urn + ".",
-        urn + "/",
-        urn + ">",
-        "\u200b" + urn,
-        "urn:nbn:fi-fe20\u00ad19-1234",
-        "urn:nbn:fi\u2010fe2019\u20101234",
-        "\u00a0<" + urn + ">).\r\n",
-        "urn:nbn:fi-fe2019-1234%C2%A0",
-        "urn:nbn:fi%E2%80%90fe2019%E2%80%901234%20",
-        "\ufeff" + urn + "\u2060",
-    ):
-        assert cleaned(pasted) == urn, repr(pasted)
+    for text in pasted_forms(urn):
+        assert cleaned(text) == urn, repr(text)
+        assert cleaned(sent(text)) == urn, sent(text)
 
 
 def test_percent_encoded_characters_inside_the_urn_stay() -> None:

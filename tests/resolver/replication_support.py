@@ -16,7 +16,6 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,10 +23,9 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from resolver_support import free_port
+from resolver_support import WAIT_SECONDS, free_port, wait_for
 
 OS_USER = "postgres"  # the database's OS user (Debian's); the tests' own when not root
-WAIT_SECONDS = 60  # the most a test waits for a cluster or a replica to get somewhere
 
 
 def server_binaries() -> Path:
@@ -175,19 +173,6 @@ class Replication:
         """Stop both clusters, whatever state they are in."""
         for cluster in (self.standby, self.primary):
             cluster.stop("immediate")
-
-
-def wait_for(ready: Any, what: str, seconds: float = WAIT_SECONDS) -> Any:
-    """Call ``ready`` until it returns something true (which is returned), at most
-    ``seconds``; an AssertionError naming ``what`` was waited for."""
-    deadline = time.monotonic() + seconds
-    while True:
-        found = ready()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"waited {seconds} s for {what}: {found!r}")
-        time.sleep(0.1)
 
 
 @contextmanager

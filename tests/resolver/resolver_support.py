@@ -39,6 +39,7 @@ PG_URL = os.environ.get("URNKIT_TEST_PG", "postgresql+psycopg://postgres@127.0.0
 # left can be dropped (:func:`drop_run_databases`).
 RUN = os.environ.get("URNKIT_TEST_RUN") or uuid4().hex[:8]
 STARTUP_SECONDS = 30
+WAIT_SECONDS = 60  # the most a test waits for something to happen (a cluster, a flush)
 
 
 def _pg_admin_engine() -> sa.Engine:
@@ -144,6 +145,19 @@ def free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
+
+
+def wait_for(ready: Any, what: str, seconds: float = WAIT_SECONDS) -> Any:
+    """Call ``ready`` until it returns something true (which is returned), at most
+    ``seconds``; an AssertionError naming ``what`` was waited for."""
+    deadline = time.monotonic() + seconds
+    while True:
+        found = ready()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {seconds} s for {what}: {found!r}")
+        time.sleep(0.1)
 
 
 class Server:

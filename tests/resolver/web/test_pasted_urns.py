@@ -6,11 +6,15 @@ URN not found gets a 404 page that helps; /robots.txt, /favicon.ico and the Czec
 
 from __future__ import annotations
 
-from urllib.parse import quote
+import sys
+from pathlib import Path
 
 import httpx
 import pytest
 from resolver_support import Resolver, register
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests/: pasted_support
+from pasted_support import pasted_forms, sent
 
 from urnkit.resolver.store import Store
 from urnkit.resolver.store.queries.neighbours import neighbour_queries
@@ -26,29 +30,10 @@ def registered(api: httpx.Client, unique: str) -> str:
     return urn
 
 
-def pasted_forms(urn: str) -> list[str]:
-    """``urn`` as readers paste it, percent-encoded as a browser sends it in a path."""
-    hyphenated = urn.replace("-", "\u2010", 1)
-    texts = [
-        urn + " ",
-        urn + "\n",
-        urn + "\t",
-        urn + ".",
-        urn + "/",
-        urn + ">",
-        urn + ").",
-        "\u200b" + urn,
-        urn[:15] + "\u00ad" + urn[15:],
-        hyphenated,
-        urn + "\u00a0",
-    ]
-    return [quote(text, safe=":") for text in texts]
-
-
 def test_a_pasted_urn_moves_to_its_record(resolver: Resolver, registered: str) -> None:
     # issue 32 point 4: on /{urn}, for a browser and for any other client
     with httpx.Client(base_url=resolver.base_url) as client:
-        for form in pasted_forms(registered):
+        for form in map(sent, pasted_forms(registered)):
             for headers in ({}, HTML):
                 moved = client.get(f"/{form}", headers=headers)
                 assert moved.status_code == 301, (form, moved.text)
@@ -77,7 +62,7 @@ def test_legacy_forms_and_the_search_box_move_in_one_step(
     resolver: Resolver, registered: str
 ) -> None:
     # issue 32 point 4: every legacy form (web/routes/legacy.py) and the search box
-    pasted = quote(registered + ".\u200b", safe=":")
+    pasted = sent(registered + ".\u200b")
     forms = [
         f"/resolve?urn={pasted}",
         f"/?identifier=%20{pasted}",

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
-from replication_support import Replication, replication, wait_for
-from resolver_support import BROWSER, Server, assert_problem, register, set_up_resolver
+from replication_support import Replication, replication
+from resolver_support import BROWSER, Server, assert_problem, register, set_up_resolver, wait_for
 
 from urnkit.resolver.domain import NotFoundError, parse_urn
 from urnkit.resolver.services import Services

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import select
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from functools import partial
@@ -216,11 +217,20 @@ class _LoopLookups:
         return connection
 
     def _readable(self) -> None:
-        """The loop's callback when the connection's socket has something to read."""
+        """The loop's callback when the connection's socket has something to read: read until
+        the query in flight is complete or nothing more is there now. uvloop calls a reader
+        only once more when the socket has an error, then stops watching it: a server ending
+        the connection mid-query (its FATAL message, then a reset) is read to that end here,
+        or the query would wait forever."""
         answer, pgconn = self._answer, self._connection.pgconn
         try:
             pgconn.consume_input()
-            while not pgconn.is_busy():
+            while True:
+                if pgconn.is_busy():
+                    if not _readable_now(self._socket):
+                        break  # the rest comes with the next callback
+                    pgconn.consume_input()
+                    continue
                 result = pgconn.get_result()
                 if result is not None:
                     self._result = result
@@ -243,6 +253,22 @@ class _LoopLookups:
             self._socket = -1
             with suppress(Exception):  # already gone
                 connection.close()
+
+
+def _readable_now(descriptor: int) -> bool:
+    """Whether reading ``descriptor`` now would not wait: something came, its end, or an error.
+
+    >>> import socket
+    >>> ours, theirs = socket.socketpair()
+    >>> before = _readable_now(ours.fileno())
+    >>> theirs.close()
+    >>> before, _readable_now(ours.fileno())
+    (False, True)
+    >>> ours.close()
+    """
+    watch = select.poll()
+    watch.register(descriptor, select.POLLIN)
+    return bool(watch.poll(0))
 
 
 def _text(value: bytes | None) -> Any:
