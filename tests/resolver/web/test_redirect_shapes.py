@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from urnkit.resolver.domain import parse_urn
 from urnkit.resolver.services.resolution import Resolution
-from urnkit.resolver.web.front import SLOT, RedirectShapes, redirect_headers
+from urnkit.resolver.web.front import SLOT, RedirectShapes, base_key, redirect_headers
 
 # Characters of URLs and keys as the database may hold them: what a URI allows and what
 # uri_reference must percent-encode (space, non-ASCII, "%", quotes and angle brackets).
@@ -57,7 +57,7 @@ def test_a_shape_filled_is_the_redirect_made_whole(
     whole = redirect_headers(scope, target, cache_control, found)
     assert shapes.filled(scope, cache_control, found) == whole
     sent = b"".join(name + b": " + value + b"\r\n" for name, value in whole)
-    assert shapes.encoded(scope, cache_control, found) == sent
+    assert shapes.encoded(base_key(scope), cache_control, found) == sent
     # The shape now kept, filled for another record of it.
     other = Resolution("redirect", parse_urn("urn:nbn:fi-2"), target + "x", key + "y",
                        alternates=tuple(url + "z" for url in alternates), media_types=typed,

@@ -132,12 +132,9 @@ class KeptHeaders:
         entry = self.kept.get(key)
         if entry is not None and entry[0] is found:
             return entry[2]
-        headers = [(b"host", host)] if host else []
-        scope = {"type": "http", "scheme": scheme, "server": server, "root_path": "",
-                 "path": "/", "query_string": b"", "headers": headers}  # fmt: skip
-        block = self.shapes.encoded(scope, self._cache_control(found), found)
+        block = self.shapes.encoded((scheme, host, "", server), self._cache_control(found), found)
         if block is None:
-            self.headers(scope, urn, found)
+            self.headers(_scope(scheme, host, server), urn, found)
             return self.kept[key][2]
         self._keep(key, (found, None, block))
         return block
@@ -199,7 +196,7 @@ class RedirectShapes:
 
     def filled(self, scope: Scope, cache_control: bytes, found: Resolution) -> Headers | None:
         """The headers of the redirect ``found``, or None where they must be made whole."""
-        shape = self._shape(scope, cache_control, found)
+        shape = self._shape(base_key(scope), cache_control, found)
         if shape is None:
             return None
         slots = _slots(found)
@@ -208,18 +205,20 @@ class RedirectShapes:
             for name, value in shape[0]
         ]
 
-    def encoded(self, scope: Scope, cache_control: bytes, found: Resolution) -> bytes | None:
-        """:meth:`filled`, encoded as sent (each ``name: value`` and CRLF)."""
-        shape = self._shape(scope, cache_control, found)
+    def encoded(self, base: BaseKey, cache_control: bytes, found: Resolution) -> bytes | None:
+        """:meth:`filled` for a request whose :func:`base_key` is ``base``, encoded as sent
+        (each ``name: value`` and CRLF)."""
+        shape = self._shape(base, cache_control, found)
         return None if shape is None else (shape[1] % _slots(found)).encode("ascii")
 
-    def _shape(self, scope: Scope, cache_control: bytes, found: Resolution) -> _Shape | None:
+    def _shape(self, base: BaseKey, cache_control: bytes, found: Resolution) -> _Shape | None:
         """The template of ``found``'s shape, made now if it is new."""
         if found.predecessors or not found.key or found.target is None:
             return None
-        shape = (*base_key(scope), cache_control, len(found.alternates), found.media_types)
+        shape = (*base, cache_control, len(found.alternates), found.media_types)
         template = self.templates.get(shape)
         if template is None:
+            scope = _scope(base[0], base[1], base[3], base[2])
             if len(self.templates) >= self.MOST or SLOT in base_url(scope):
                 return None
             template = self.templates[shape] = _template(scope, cache_control, found)
@@ -228,10 +227,21 @@ class RedirectShapes:
 
 def _slots(found: Resolution) -> dict[str, str]:
     """What :data:`SLOT` names stand for in ``found``'s headers, as written there."""
-    assert found.target is not None, "a redirect has its target"
-    slots = {"key": uri_reference(found.key), "target": uri_reference(found.target)}
-    slots.update((f"{n}", uri_reference(url)) for n, url in enumerate(found.alternates))
+    target = found.target
+    assert target is not None, "a redirect has its target"
+    written = uri_reference(target)
+    slots = {"key": uri_reference(found.key), "target": written}
+    for n, url in enumerate(found.alternates):  # the first is the target
+        slots[f"{n}"] = written if url is target else uri_reference(url)
     return slots
+
+
+def _scope(scheme: str, host: bytes, server: object, root_path: str = "") -> Scope:
+    """A scope of a ``GET /`` with ``host`` (no header if empty) to ``server`` by ``scheme``:
+    what the resolver's URL and a redirect's headers are made of."""
+    headers = [(b"host", host)] if host else []
+    return {"type": "http", "scheme": scheme, "server": server, "root_path": root_path,
+            "path": "/", "query_string": b"", "headers": headers}  # fmt: skip
 
 
 SLOT = "urnkit-slot-"
@@ -349,7 +359,10 @@ def base_url(scope: Scope) -> str:
     return base
 
 
-def base_key(scope: Scope) -> tuple[str, bytes, str, object]:
+BaseKey = tuple[str, bytes, str, object]
+
+
+def base_key(scope: Scope) -> BaseKey:
     """What the resolver's URL depends on (:func:`base_url`): the scheme, the ``Host``
     header, the root path, the server's address."""
     host = b""
