@@ -5,6 +5,7 @@ Usage::
 
     .venv/bin/python benchmarks/resolve_bench.py [--urns N] [--seconds S] [--rounds R]
         [--databases sqlite,postgresql] [--servers uvicorn,granian] [--workers W]
+        [--floors uvicorn,granian|none]
         [--connections C] [--threads T] [--warm S] [--batch-size B] [--postgresql-url URL]
         [--keep DIRECTORY] [--json OUT]
 
@@ -33,7 +34,10 @@ round), so that whatever else the machine does falls on all of them alike:
   ``--workers auto`` (a process per CPU) and the access log on (written to a file);
   ``--workers`` sets another number (1: one process's cost, as the Go anchor's one process);
 * the Go anchor (``benchmarks/anchors/go_resolver``, built here): a ``net/http`` server giving
-  the same 302 from the same SQLite file, what a team might write instead.
+  the same 302 from the same SQLite file, what a team might write instead;
+* the Python floors (``--floors``, both by default): uvicorn and granian answering every
+  request with the same 302 and doing nothing else (``benchmarks/anchors/python_floor``), a
+  process per CPU: what a Python server here costs a request before any lookup.
 
 Each load is wrk for ``--seconds``, after ``--warm`` seconds (1) of the same load unmeasured (a
 server running for hours has seen its hot set and keeps its redirects, docs/caching.md; a
@@ -623,6 +627,24 @@ def _us(cpu: float | None) -> str:
 
 
 ANCHOR: Final = Path(__file__).parent / "anchors" / "go_resolver"
+FLOOR: Final = Path(__file__).parent / "anchors" / "python_floor"
+
+
+def floor_command(server: str, port: int) -> list[str]:
+    """The command serving ``anchors/python_floor/floor.py`` on ``server`` (uvicorn, as
+    ``urnkit serve`` runs it; granian, its RSGI interface), a process per CPU as ``--workers
+    auto`` gives urnkit, at ``port``."""
+    workers = str(os.cpu_count() or 1)
+    where = ["--host", "127.0.0.1", "--port", str(port), "--workers", workers]
+    if server == "granian":
+        return [sys.executable, "-m", "granian", "--interface", "rsgi", "--no-ws",
+                "--working-dir", str(FLOOR), *where, "--log-level", "warning",
+                "floor:rsgi"]  # fmt: skip
+    return [sys.executable, "-m", "uvicorn", "--app-dir", str(FLOOR), *where,
+            "--http", "httptools", "--loop", "uvloop", "--lifespan", "off",
+            "--no-access-log", "--log-level", "warning", "floor:app"]  # fmt: skip
+
+
 KEYS: Final = ("ceiling", "hot", "uniform")
 
 # A system: its name, its port, its CPU seconds so far, its database's (None: no database of
@@ -777,6 +799,12 @@ def run(args: argparse.Namespace) -> str:
             group = stack.enter_context(started("go", command, port, directory / "go.log"))
             seconds = functools.partial(_group_seconds, group)
             systems.append(("Go anchor, sqlite", port, seconds, None, False))
+        for server in (floor for floor in args.floors if floor != "none"):
+            port = free_port()
+            log = directory / f"floor-{server}.log"
+            group = stack.enter_context(started(server, floor_command(server, port), port, log))
+            seconds = functools.partial(_group_seconds, group)
+            systems.append((f"Python floor, {server}", port, seconds, None, False))
         settings = LoadSettings(wrk, args.seconds, args.connections, args.threads, args.urns,
                                 directory)  # fmt: skip
         samples = measure(systems, settings, args.rounds, args.warm)
@@ -825,6 +853,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--servers", type=_choices(SERVERS), default=["uvicorn"], help="uvicorn,granian"
+    )
+    parser.add_argument(
+        "--floors",
+        type=_choices((*SERVERS, "none")),
+        default=list(SERVERS),
+        help="the Python floors measured beside (anchors/python_floor): uvicorn,granian or none",
     )
     parser.add_argument(
         "--workers",

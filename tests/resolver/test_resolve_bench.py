@@ -1,5 +1,6 @@
 """benchmarks/resolve_bench.py: its Go anchor answers a resolution as urnkit does (the same
-302 to the same location, for any case of the URN; 404 for a URN it does not hold), its rounds
+302 to the same location, for any case of the URN; 404 for a URN it does not hold), its Python
+floors answer every request with that 302, its rounds
 alternate the systems, its table gives each figure's median and range over the rounds, and it
 counts the CPU of wrk and of its own PostgreSQL backends only. Nothing here measures speed."""
 
@@ -84,6 +85,20 @@ def test_the_go_anchor_redirects_as_urnkit_does(tmp_path: Path) -> None:
             assert _answer(port, "/urn:nbn:fi:bench-2") == expected
             assert _answer(port, "/URN:NBN:FI:BENCH-2") == expected
             assert _answer(port, "/urn:nbn:fi:bench-4")[0] == 404
+
+
+@pytest.mark.parametrize("server", resolve_bench.SERVERS)
+def test_each_python_floor_answers_every_request_with_the_anchors_302(
+    server: str, tmp_path: Path
+) -> None:
+    port = resolve_bench.free_port()
+    command = resolve_bench.floor_command(server, port)
+    with resolve_bench.started(server, command, port, tmp_path / "floor.log") as group:
+        for path in ("/urn:nbn:fi:bench-2", "/anything?at=all"):
+            assert _answer(port, path) == (302, "https://example.org/bench/1")
+        assert resolve_bench.cpu_seconds(group=group)  # its processes are counted
+    # As many worker processes as CPUs: the production settings' "auto".
+    assert command[command.index("--workers") + 1] == str(os.cpu_count() or 1)
 
 
 def test_cpu_seconds_counts_a_process_group() -> None:
