@@ -11,7 +11,7 @@ import io
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -24,7 +24,7 @@ import pytest
 import sqlalchemy as sa
 from hypothesis import given
 from hypothesis import strategies as st
-from resolver_support import Server, urnkit
+from resolver_support import Server, urnkit, wait_for
 from services_support import LOCAL, Principals
 
 from urnkit.resolver.domain import (
@@ -438,15 +438,6 @@ def test_broken_links_report_per_owner(database_url: str, site: Site, tmp_path: 
 # --- the server's periodic job --------------------------------------------------------------------
 
 
-def _wait_for(condition: Callable[[], bool], seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"not within {seconds} s")
-
-
 def test_servers_check_links_periodically_and_share_the_work(database_url: str, site: Site) -> None:
     tokens = set_up(database_url)
     site.status |= {"/up": 200}
@@ -454,8 +445,12 @@ def test_servers_check_links_periodically_and_share_the_work(database_url: str, 
     job = {"URNKIT_LINK_CHECK_INTERVAL": "2"}
     with Server(database_url, env=job) as first, Server(database_url, env=job):
         put(first, tokens.test, "urn:nbn:fi:test-1", down, up)
-        _wait_for(lambda: resolve(first, "urn:nbn:fi:test-1").headers["location"] == up)
-        _wait_for(lambda: len(checks_of(database_url, up)) >= 2)
+        wait_for(
+            lambda: resolve(first, "urn:nbn:fi:test-1").headers["location"] == up,
+            "resolution to pass over the broken location",
+            seconds=30,
+        )
+        wait_for(lambda: len(checks_of(database_url, up)) >= 2, "two rounds of checks", seconds=30)
     # Two processes, one database: one round at a time, each URL once a round, and the host
     # never asked twice at once.
     for url in (down, up):

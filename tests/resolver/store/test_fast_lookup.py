@@ -1,6 +1,6 @@
 """Resolution's lookups on the event loop (``urnkit.resolver.store.fast_lookup``) on SQLite and
 PostgreSQL: concurrent lookups each get their own key's row; PostgreSQL's survive the server
-closing their connection between queries, and during one on asyncio's loop and on uvloop's
+closing their connection between queries and during one, on asyncio's loop and on uvloop's
 (uvicorn's)."""
 
 from __future__ import annotations
@@ -21,6 +21,10 @@ from resolver_support import fresh_database
 from store_support import add_organisation, raw_sql, sample_record
 
 from urnkit.resolver.store import Store, successions
+
+Run = Callable[[Coroutine[Any, Any, Any]], Any]
+# Each event loop a coroutine may run on: asyncio's own, and uvloop's (uvicorn's).
+on_each_loop = pytest.mark.parametrize("run", [asyncio.run, uvloop.run], ids=["asyncio", "uvloop"])
 
 
 def _resolvable(store: Store, count: int) -> list[str]:
@@ -78,7 +82,8 @@ def test_concurrent_lookups_each_get_the_row_of_their_key(store: Store) -> None:
     assert _lookups(store, keys[:3]) == expected[:3]
 
 
-def test_lookups_survive_the_server_closing_their_connection(tmp_path: Path) -> None:
+@on_each_loop
+def test_lookups_survive_the_server_closing_their_connection(tmp_path: Path, run: Run) -> None:
     # PostgreSQL's only: the lookups' connection, closed by the server (a restart, a failover,
     # an idle timeout), is replaced and the lookups asked meanwhile are answered on the new one.
     with fresh_database("postgresql", tmp_path) as url:
@@ -101,7 +106,7 @@ def test_lookups_survive_the_server_closing_their_connection(tmp_path: Path) -> 
                     found.append(await _at_once(store, keys))
                 return found
 
-            found = asyncio.run(before_and_after())
+            found = run(before_and_after())
         finally:
             store.close()
     assert found == [expected] * 3
@@ -188,10 +193,7 @@ def _relayed(url: str) -> Iterator[tuple[Relay, Store]]:
         relay.close()
 
 
-Run = Callable[[Coroutine[Any, Any, Any]], Any]
-
-
-@pytest.mark.parametrize("run", [asyncio.run, uvloop.run], ids=["asyncio", "uvloop"])
+@on_each_loop
 def test_a_lookup_survives_the_server_ending_its_connection_mid_query(
     tmp_path: Path, run: Run
 ) -> None:

@@ -5,7 +5,6 @@ page shows, and keeps a screenshot under ``test-artifacts/screenshots/``."""
 from __future__ import annotations
 
 import secrets
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import quote
@@ -13,11 +12,13 @@ from urllib.parse import quote
 import httpx
 import pytest
 from browser_support import audit, chromium, screenshot
-from resolver_support import Resolver
+from resolver_support import Resolver, wait_for
 from selenium.webdriver import Chrome
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webelement import WebElement
+
+PAGE_SECONDS = 10  # the most a page may take to follow a click or a key
 
 
 @pytest.fixture(scope="module")
@@ -42,17 +43,6 @@ def register(client: httpx.Client, urn: str, title: str, *urls: str) -> None:
     assert client.put(f"/api/v1/urns/{urn}", json=body).status_code == 201
 
 
-def wait_until(browser: Chrome, condition: Callable[[], Any], seconds: float = 10) -> Any:
-    """The first true value of ``condition``, tried until ``seconds`` have passed."""
-    deadline = time.monotonic() + seconds
-    while True:
-        value = condition()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"gave up waiting on {browser.current_url}"
-        time.sleep(0.2)
-
-
 def search(browser: Chrome, base_url: str, text: str, by_label: str | None = None) -> None:
     """Type ``text`` into the home page's search form, choose ``by_label``, press Search."""
     browser.get(base_url + "/")
@@ -62,7 +52,7 @@ def search(browser: Chrome, base_url: str, text: str, by_label: str | None = Non
     if by_label is not None:
         browser.find_element(By.XPATH, f"//label[normalize-space()={by_label!r}]").click()
     browser.find_element(By.XPATH, "//button[normalize-space()='Search']").click()
-    wait_until(browser, lambda: "/search?" in browser.current_url)
+    wait_for(lambda: "/search?" in browser.current_url, "the search results", seconds=PAGE_SECONDS)
 
 
 def results(browser: Chrome) -> list[WebElement]:
@@ -102,7 +92,11 @@ def test_a_search_result_leads_to_the_landing_page_and_on_to_the_predecessor(
     search(browser, resolver.base_url, new)
     [link] = results(browser)
     link.click()
-    wait_until(browser, lambda: browser.current_url.endswith(f"/{new}?s=I2C"))
+    wait_for(
+        lambda: browser.current_url.endswith(f"/{new}?s=I2C"),
+        f"the page of {new}",
+        seconds=PAGE_SECONDS,
+    )
     shot("landing")
     # RFC 8458 §4.5 and issue 5: every location, the metadata, status, history, predecessors.
     # Issue 32: the answer first: the title, the URN and its status, then the rest.
@@ -116,7 +110,11 @@ def test_a_search_result_leads_to_the_landing_page_and_on_to_the_predecessor(
     assert audit(browser) == []
     # RFC 5829's predecessor-version, followed by hand: the old URN's page says it is gone.
     browser.find_element(By.PARTIAL_LINK_TEXT, old).click()
-    wait_until(browser, lambda: old in browser.find_element(By.CSS_SELECTOR, ".answer").text)
+    wait_for(
+        lambda: old in browser.find_element(By.CSS_SELECTOR, ".answer").text,
+        f"the page of {old}",
+        seconds=PAGE_SECONDS,
+    )
     shot("predecessor")
     assert "Successors" in [h.text for h in browser.find_elements(By.CSS_SELECTOR, "h2, h3")]
 
@@ -193,7 +191,7 @@ def test_the_search_form_works_with_the_keyboard_alone(
     assert outline(button) != "none"
     shot("focused-button")
     button.send_keys(Keys.ENTER)
-    wait_until(browser, lambda: "/search?" in browser.current_url)
+    wait_for(lambda: "/search?" in browser.current_url, "the search results", seconds=PAGE_SECONDS)
     shot("results")
     assert [a.text for a in results(browser)] == [f"urn:nbn:fi:test-{token}"]
 
@@ -216,7 +214,11 @@ def test_an_isbn_two_records_carry_lists_both_and_leads_to_each(
     assert listed[-2:] == urns  # oldest first
     assert audit(browser) == []
     rows[-1].find_element(By.LINK_TEXT, "its page").click()
-    wait_until(browser, lambda: browser.current_url.endswith(f"/{urns[1]}?s=I2C"))
+    wait_for(
+        lambda: browser.current_url.endswith(f"/{urns[1]}?s=I2C"),
+        f"the page of {urns[1]}",
+        seconds=PAGE_SECONDS,
+    )
     assert browser.find_element(By.CSS_SELECTOR, ".answer .urn").text == urns[1]
 
 
@@ -229,7 +231,11 @@ def test_the_register_of_prefixes_shows_each_prefix_and_its_organisation(
     # RFC 8458 §4.3: the register of delegated sub-namespaces is online.
     browser.get(resolver.base_url + "/")
     browser.find_element(By.LINK_TEXT, "Prefixes").click()
-    wait_until(browser, lambda: browser.current_url.endswith("/prefixes"))
+    wait_for(
+        lambda: browser.current_url.endswith("/prefixes"),
+        "the register of prefixes",
+        seconds=PAGE_SECONDS,
+    )
     shot("register")
     rows = {
         row.find_element(By.TAG_NAME, "th").text: [
@@ -266,7 +272,7 @@ def test_the_statistics_page_shows_the_resolutions_of_today(
         return None
 
     # Flushes come every second, so the count may show 1 or 2 first; 3 within seconds.
-    wait_until(browser, lambda: count_shown() == "3")
+    wait_for(lambda: count_shown() == "3", "the statistics to show 3", seconds=PAGE_SECONDS)
     shot("statistics")
     caption = browser.find_element(By.CSS_SELECTOR, "table caption").text
     assert caption == "Resolutions per prefix per day, the newest day first"

@@ -15,13 +15,13 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 from browser_support import audit, chromium, screenshot, untranslated
-from resolver_support import Resolver
+from resolver_support import Resolver, wait_for
 from selenium.webdriver import Chrome
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webelement import WebElement
 from staff_support import create_user
-from test_browser import wait_until
+from test_browser import PAGE_SECONDS
 
 from urnkit.resolver.web.languages import LANGUAGES
 
@@ -82,7 +82,11 @@ def type_into(browser: Chrome, field: str, text: str) -> WebElement:
 def press(browser: Chrome, text: str) -> None:
     """Tab to the link or button ``text`` (its text or its accessible name), press Enter."""
     tab_to(browser, by_text(text)).send_keys(Keys.ENTER)
-    wait_until(browser, lambda: browser.execute_script("return document.readyState") == "complete")
+    wait_for(
+        lambda: browser.execute_script("return document.readyState") == "complete",
+        "the page loaded",
+        seconds=PAGE_SECONDS,
+    )
 
 
 def start_on(browser: Chrome, url: str) -> None:
@@ -100,7 +104,11 @@ def sign_in_by_keyboard(browser: Chrome, base_url: str, name: str, password: str
     start_on(browser, base_url + "/staff/sign-in")
     type_into(browser, "username", name)
     type_into(browser, "password", password).send_keys(Keys.ENTER)
-    wait_until(browser, lambda: "/staff/sign-in" not in browser.current_url)
+    wait_for(
+        lambda: "/staff/sign-in" not in browser.current_url,
+        "a page past signing in",
+        seconds=PAGE_SECONDS,
+    )
 
 
 def change_password_by_keyboard(browser: Chrome, current: str, new: str) -> None:
@@ -109,7 +117,11 @@ def change_password_by_keyboard(browser: Chrome, current: str, new: str) -> None
     active(browser).send_keys(Keys.ENTER)
     type_into(browser, "current", current)
     type_into(browser, "new", new).send_keys(Keys.ENTER)
-    wait_until(browser, lambda: urlsplit(browser.current_url).path == "/staff/")
+    wait_for(
+        lambda: urlsplit(browser.current_url).path == "/staff/",
+        "the staff home page",
+        seconds=PAGE_SECONDS,
+    )
 
 
 def new_account(browser: Chrome, resolver: Resolver, organisation: str, role: str) -> str:
@@ -143,7 +155,11 @@ def test_the_one_time_password_signs_in_to_its_change_by_keyboard(
     active(browser).send_keys(Keys.ENTER)
     type_into(browser, "current", one_time)
     type_into(browser, "new", "short").send_keys(Keys.ENTER)
-    wait_until(browser, lambda: browser.find_elements(By.ID, "new-error"))
+    wait_for(
+        lambda: browser.find_elements(By.ID, "new-error"),
+        "the new password's error",
+        seconds=PAGE_SECONDS,
+    )
     shot("too-short")
     field = browser.find_element(By.ID, "new")
     assert field.get_attribute("aria-describedby") == "new-error"
@@ -164,7 +180,9 @@ def test_signing_out_by_keyboard_ends_the_session(
     start_on(browser, resolver.base_url + "/staff/")
     active(browser).send_keys(Keys.SHIFT, Keys.TAB)  # back from the content to the navigation
     press(browser, "Sign out")
-    wait_until(browser, lambda: "/staff/sign-in" in browser.current_url)
+    wait_for(
+        lambda: "/staff/sign-in" in browser.current_url, "the sign-in page", seconds=PAGE_SECONDS
+    )
     shot("signed-out")
     assert browser.get_cookie("urnkit_staff") is None
     browser.get(resolver.base_url + "/staff/tokens")
@@ -193,7 +211,11 @@ def test_a_token_is_created_and_revoked_by_keyboard(
     [row] = [row for row in browser.find_elements(By.CSS_SELECTOR, "tbody tr") if label in row.text]
     token_id = row.find_element(By.TAG_NAME, "td").text
     press(browser, f"Revoke token {token_id}")
-    wait_until(browser, lambda: browser.current_url == resolver.base_url + "/staff/tokens")
+    wait_for(
+        lambda: browser.current_url == resolver.base_url + "/staff/tokens",
+        "the tokens page",
+        seconds=PAGE_SECONDS,
+    )
     shot("revoked")
     [row] = [r for r in browser.find_elements(By.CSS_SELECTOR, "tbody tr") if label in r.text]
     assert row.find_elements(By.TAG_NAME, "td")[-1].text == "revoked"
@@ -225,7 +247,11 @@ def test_an_admin_creates_an_account_and_disabling_it_ends_its_open_session(
         browser.refresh()  # the admin's page, with the account listed
         start_on(browser, resolver.base_url + "/staff/accounts")
         press(browser, f"Disable {name}")
-        wait_until(browser, lambda: browser.current_url.endswith("/staff/accounts"))
+        wait_for(
+            lambda: browser.current_url.endswith("/staff/accounts"),
+            "the accounts page",
+            seconds=PAGE_SECONDS,
+        )
         shot("disabled")
         [row] = [r for r in browser.find_elements(By.CSS_SELECTOR, "tbody tr") if name in r.text]
         assert row.find_elements(By.TAG_NAME, "td")[-1].text.startswith("disabled")

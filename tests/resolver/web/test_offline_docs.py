@@ -5,14 +5,12 @@ browser's console says so when one does)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
 from browser_support import chromium, console, screenshot
-from resolver_support import Resolver
+from resolver_support import Resolver, wait_for
 from selenium.webdriver import Chrome
 from selenium.webdriver.common.by import By
 
@@ -24,15 +22,6 @@ RESOURCES = "return performance.getEntriesByType('resource').map(entry => entry.
 def browser() -> Iterator[Chrome]:
     with chromium() as driver:
         yield driver
-
-
-def until(condition: Any, seconds: float = 20) -> Any:
-    """The first true value of ``condition()``, tried until ``seconds`` have passed."""
-    deadline = time.monotonic() + seconds
-    while not (value := condition()):
-        assert time.monotonic() < deadline, "gave up waiting"
-        time.sleep(0.2)
-    return value
 
 
 def complaints(browser: Chrome) -> list[str]:
@@ -49,7 +38,11 @@ def test_docs_renders_the_operations_from_the_server_alone(
 ) -> None:
     console(browser)  # what earlier pages left
     browser.get(resolver.base_url + "/docs")
-    operations = until(lambda: browser.find_elements(By.CSS_SELECTOR, ".opblock-summary-path"))
+    operations = wait_for(
+        lambda: browser.find_elements(By.CSS_SELECTOR, ".opblock-summary-path"),
+        "Swagger UI's operations",
+        seconds=20,
+    )
     paths = {operation.text.replace("\u200b", "") for operation in operations}
     assert "/api/v1/urns/{urn}" in paths
     assert "/healthz" in paths
@@ -65,11 +58,18 @@ def test_docs_renders_the_operations_from_the_server_alone(
 def test_docs_tries_an_operation_within_the_policy(browser: Chrome, resolver: Resolver) -> None:
     console(browser)
     browser.get(resolver.base_url + "/docs")
-    until(lambda: browser.find_elements(By.CSS_SELECTOR, "[data-path='/healthz']"))[0].click()
+    healthz = wait_for(
+        lambda: browser.find_elements(By.CSS_SELECTOR, "[data-path='/healthz']"),
+        "the /healthz operation",
+        seconds=20,
+    )
+    healthz[0].click()
     browser.find_element(By.CSS_SELECTOR, ".opblock.is-open .try-out__btn").click()
     browser.find_element(By.CSS_SELECTOR, ".opblock.is-open .execute").click()
-    answer = until(
-        lambda: browser.find_elements(By.CSS_SELECTOR, ".opblock.is-open .live-responses-table")
+    answer = wait_for(
+        lambda: browser.find_elements(By.CSS_SELECTOR, ".opblock.is-open .live-responses-table"),
+        "the operation's response",
+        seconds=20,
     )
     assert '"status": "ok"' in answer[0].text  # fetched from the server (connect-src 'self')
     assert complaints(browser) == []

@@ -8,7 +8,6 @@ import secrets
 import time
 from datetime import UTC, date, datetime, timedelta
 from html.parser import HTMLParser
-from typing import Any
 
 import httpx
 import pytest
@@ -16,7 +15,7 @@ from babel.numbers import parse_number
 from hypothesis import given
 from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
-from resolver_support import Resolver, Server, statistics_interval
+from resolver_support import Resolver, Server, statistics_interval, wait_for
 
 from urnkit.resolver.statistics import ResolutionTally
 from urnkit.resolver.web.routes.pages import search_kind
@@ -220,13 +219,6 @@ def statistics(client: httpx.Client, prefix: str) -> int:
     return sum(c["resolutions"] for c in counts if c["prefix"] == prefix and c["day"] == today)
 
 
-def wait_for(condition: Any, seconds: float = 10) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "the statistics did not catch up"
-        time.sleep(0.2)
-
-
 def test_statistics_count_resolutions_of_registered_urns_per_prefix_per_day(
     api: httpx.Client, admin: httpx.Client
 ) -> None:
@@ -242,7 +234,7 @@ def test_statistics_count_resolutions_of_registered_urns_per_prefix_per_day(
     for _ in range(2):  # the lookup's outcome is handed from the front to the route: once
         assert api.get(f"/{urn}s").status_code == 200
     assert api.get(f"/{urn}x").status_code == 404  # not registered: not counted
-    wait_for(lambda: statistics(api, prefix) >= 7)
+    wait_for(lambda: statistics(api, prefix) >= 7, "the statistics to catch up", seconds=10)
     time.sleep(1.5)  # one more flush: nothing counted twice
     assert statistics(api, prefix) == 7
     page = api.get("/statistics", params={"days": 1})
@@ -310,7 +302,7 @@ def test_servers_sharing_a_database_add_up_and_flush_when_stopped(
             assert httpx.get(f"{second.base_url}/{urn}").status_code == 302
         for _ in range(3):
             assert api.get(f"/{urn}").status_code == 302
-        wait_for(lambda: statistics(api, prefix) >= 3)
+        wait_for(lambda: statistics(api, prefix) >= 3, "the first server's flush", seconds=10)
         assert statistics(api, prefix) == 3
     assert statistics(api, prefix) == 7
 
