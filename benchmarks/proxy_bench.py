@@ -59,6 +59,7 @@ from typing import Any, Final
 
 from nginx_site import NginxError, free_port, running_nginx, urnkit_site
 from resolve_bench import (
+    DEFAULT_POSTGRESQL_URL,
     PREFIX,
     BenchmarkError,
     Import,
@@ -268,9 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument(
         "--postgresql-url",
-        default=os.environ.get(
-            "URNKIT_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-        ),
+        default=DEFAULT_POSTGRESQL_URL,
     )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)

@@ -15,9 +15,9 @@ Needs the ``server`` extra and ``wrk`` (``apt-get install wrk``), and for the an
 with SQLite's development files (Debian: ``golang``, ``libsqlite3-dev``); without ``go`` the
 anchor is left out, and said so. PostgreSQL runs need a server where the URL's user may
 ``CREATE DATABASE`` (default ``--postgresql-url``: ``URNKIT_TEST_PG``, else
-``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``). The temporary files go where
-``TMPDIR`` says (1,000,000 URNs: about 150 MB of NDJSON and, for SQLite, a database of about
-750 MB; PostgreSQL needs as much in its data directory).
+``postgresql+psycopg://postgres@/postgres``, the local socket, as docs/deploy.md connects).
+The temporary files go where ``TMPDIR`` says (1,000,000 URNs: about 150 MB of NDJSON and, for
+SQLite, a database of about 750 MB; PostgreSQL needs as much in its data directory).
 
 Per database (a SQLite file; a PostgreSQL database made for the run and dropped after it):
 ``urnkit db upgrade``, an organisation holding ``fi:bench``, then ``--urns`` records
@@ -84,8 +84,9 @@ DEFAULT_THREADS: Final = 2
 DEFAULT_BATCH_SIZE: Final = 5_000  # what ``urnkit import`` uses
 DATABASES: Final = ("sqlite", "postgresql")
 SERVERS: Final = ("granian", "uvicorn")
+# The local socket, as docs/deploy.md connects the servers (no host: libpq's socket directory).
 DEFAULT_POSTGRESQL_URL: Final = os.environ.get(
-    "URNKIT_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+    "URNKIT_TEST_PG", "postgresql+psycopg://postgres@/postgres"
 )
 SEED: Final = 8458
 APPLICATION: Final = "urnkit-bench"  # the application_name of the benchmark's connections

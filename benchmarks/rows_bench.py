@@ -44,7 +44,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from resolve_bench import BenchmarkError, _importer_cpu, fresh_database, postgresql_cpu
+from resolve_bench import (
+    DEFAULT_POSTGRESQL_URL,
+    BenchmarkError,
+    _importer_cpu,
+    fresh_database,
+    postgresql_cpu,
+)
 
 BAD_EVERY = 50  # 2% of the rows
 BAD_ROWS = (
@@ -208,9 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--databases", default="sqlite,postgresql")
     parser.add_argument("--write-every", type=float, default=1.0, metavar="SECONDS")
-    parser.add_argument(
-        "--postgresql-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-    )
+    parser.add_argument("--postgresql-url", default=DEFAULT_POSTGRESQL_URL)
     parser.add_argument("--json", type=Path, help="write the figures there as JSON")
     args = parser.parse_args(argv)
     found = []

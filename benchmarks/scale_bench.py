@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -39,6 +38,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from resolve_bench import (
+    DEFAULT_POSTGRESQL_URL,
     BenchmarkError,
     LoadSettings,
     _us,
@@ -168,9 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=10_000)
     parser.add_argument(
         "--postgresql-url",
-        default=os.environ.get(
-            "URNKIT_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-        ),
+        default=DEFAULT_POSTGRESQL_URL,
     )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)

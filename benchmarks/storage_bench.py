@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sqlite3
 import sys
 import tempfile
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from resolve_bench import (
+    DEFAULT_POSTGRESQL_URL,
     BenchmarkError,
     fresh_database,
     import_records,
@@ -135,9 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=10_000)
     parser.add_argument(
         "--postgresql-url",
-        default=os.environ.get(
-            "URNKIT_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-        ),
+        default=DEFAULT_POSTGRESQL_URL,
     )
     parser.add_argument("--json", type=Path)
     parser.add_argument(
