@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import suppress
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 import sqlalchemy as sa
-from resolver_support import PG_URL, drop_database, require_postgresql
+from resolver_support import PG_URL, drop_database, require_postgresql, wait_for
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -91,11 +90,14 @@ def command(
 
 def _started(process: subprocess.Popen[bytes], ready: Path, output: Path) -> dict[str, Any]:
     """What the run's test started, once it says so."""
-    deadline = time.monotonic() + SECONDS
-    while not ready.exists():
+
+    def written() -> bool:
+        if ready.exists():
+            return True
         assert process.poll() is None, output.read_text(errors="replace")
-        assert time.monotonic() < deadline, output.read_text(errors="replace")
-        time.sleep(0.1)
+        return False
+
+    wait_for(written, f"the run's test to write {ready} (the run's output: {output})", SECONDS)
     started: dict[str, Any] = json.loads(ready.read_text(encoding="utf-8"))
     return started
 

@@ -6,12 +6,12 @@ written twice. On SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from resolver_support import wait_for
 from services_support import Principals
 
 from urnkit.resolver.domain import ConflictError, Location, Principal
@@ -104,11 +104,14 @@ def test_a_retry_while_the_first_is_written_waits_for_its_answer(
     writing.clear()
     retry = threading.Thread(target=send, args=("retry",))
     retry.start()
-    deadline = time.monotonic() + EVENT_WAIT
-    while not waiting_for_a_lock(services):  # PostgreSQL: the retry waits for the key's row
-        assert time.monotonic() < deadline, "the retry waits for no lock"
+
+    def retry_waits() -> bool:  # PostgreSQL: the retry waits for the key's row
+        if waiting_for_a_lock(services):
+            return True
         assert retry.is_alive(), answers
-        time.sleep(0.05)
+        return False
+
+    wait_for(retry_waits, "the retry to wait for a lock", seconds=EVENT_WAIT)
     assert "retry" not in answers
     release.set()
     first.join(EVENT_WAIT)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from pathlib import Path
 
+from resolver_support import wait_for
 from services_support import set_up
 
 from urnkit.resolver.domain import Location
@@ -55,11 +55,14 @@ def test_the_statistics_flush_waits_for_the_largest_batch(tmp_path: Path) -> Non
 
     writer = threading.Thread(target=batch)
     writer.start()
-    deadline = time.monotonic() + 60
-    while not write_locked(path):  # the batch is in its write transaction
+
+    def batch_writing() -> bool:  # the batch is in its write transaction
+        if write_locked(path):
+            return True
         assert writer.is_alive(), outcome
-        assert time.monotonic() < deadline
-        time.sleep(0.005)
+        return False
+
+    wait_for(batch_writing, "the batch to take the write lock", seconds=60)
     services.overview.tally.add("fi:demo")
     assert services.overview.flush_statistics() == 1  # waited, then wrote
     writer.join()

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from resolver_support import BROWSER, Resolver, Server, register
+from resolver_support import BROWSER, Resolver, Server, register, wait_for
 
 MADE = re.compile(r"[0-9a-f]{32}")  # a request id the server made
 FIELDS = {"time", "request_id", "method", "path", "status", "duration_ms", "bytes", "client"}
@@ -37,13 +37,13 @@ def log_lines(server: Server) -> list[dict[str, Any]]:
 
 def line_of(server: Server, request_id: str) -> dict[str, Any]:
     """The one line of the request ``request_id``, once the server has written it."""
-    deadline = time.monotonic() + 5
-    while True:
-        found = [line for line in log_lines(server) if line["request_id"] == request_id]
-        if found or time.monotonic() > deadline:
-            assert len(found) == 1, found
-            return found[0]
-        time.sleep(0.05)
+    found: list[dict[str, Any]] = wait_for(
+        lambda: [line for line in log_lines(server) if line["request_id"] == request_id],
+        f"the line of request {request_id}",
+        seconds=5,
+    )
+    assert len(found) == 1, found
+    return found[0]
 
 
 def test_each_request_gives_one_line_with_its_fields(logged: Server) -> None:

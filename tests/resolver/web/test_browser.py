@@ -271,7 +271,7 @@ def test_the_statistics_page_shows_the_resolutions_of_today(
                 return str(row.find_elements(By.TAG_NAME, "td")[-1].text)
         return None
 
-    # Flushes come every second, so the count may show 1 or 2 first; 3 within seconds.
+    # The counts reach the database in periodic flushes: the page may show 1 or 2 before 3.
     wait_for(lambda: count_shown() == "3", "the statistics to show 3", seconds=PAGE_SECONDS)
     shot("statistics")
     caption = browser.find_element(By.CSS_SELECTOR, "table caption").text

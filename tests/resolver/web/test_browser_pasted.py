@@ -6,29 +6,22 @@ suggestion followed."""
 from __future__ import annotations
 
 import secrets
-import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
 from browser_support import chromium, screenshot
-from resolver_support import Resolver, register
+from resolver_support import Resolver, register, wait_for
 from selenium.webdriver import Chrome
 from selenium.webdriver.common.by import By
+
+PAGE_SECONDS = 10  # the most a page may take to follow a redirect, a search or a click
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Chrome]:
     with chromium() as driver:
         yield driver
-
-
-def arrived(browser: Chrome, url: str, seconds: float = 10) -> None:
-    """Wait until the browser shows ``url`` (after its redirects)."""
-    deadline = time.monotonic() + seconds
-    while browser.current_url != url:
-        assert time.monotonic() < deadline, f"at {browser.current_url}, not {url}"
-        time.sleep(0.1)
 
 
 def test_a_pasted_urn_reaches_its_record_in_chromium(
@@ -41,7 +34,11 @@ def test_a_pasted_urn_reaches_its_record_in_chromium(
     # From a PDF: a zero-width space, a soft hyphen, a typographic hyphen, the sentence's ".".
     pasted = f"\u200burn:nbn:fi:test-{token[:3]}\u00ad{token[3:]}\u20102019."
     browser.get(f"{resolver.base_url}/{pasted}")
-    arrived(browser, record)
+    wait_for(
+        lambda: browser.current_url == record,
+        "the record from the pasted URN",
+        seconds=PAGE_SECONDS,
+    )
     assert f"Pasted {token}" in browser.find_element(By.TAG_NAME, "main").text
     screenshot(browser, f"pasted-{token}-record")
     # The search box, with what the copy brought around the URN.
@@ -49,7 +46,9 @@ def test_a_pasted_urn_reaches_its_record_in_chromium(
     field = browser.find_element(By.ID, "q")
     field.send_keys(f" {urn}\u00a0) ")
     field.submit()
-    arrived(browser, record)
+    wait_for(
+        lambda: browser.current_url == record, "the record from the search", seconds=PAGE_SECONDS
+    )
     # A URN one character off: the 404 page offers the record.
     browser.get(f"{resolver.base_url}/urn:nbn:fi:test-{token}-2018")
     assert browser.find_element(By.ID, "q").get_attribute("value") == (
@@ -57,4 +56,6 @@ def test_a_pasted_urn_reaches_its_record_in_chromium(
     )
     screenshot(browser, f"pasted-{token}-404")
     browser.find_element(By.LINK_TEXT, urn).click()
-    arrived(browser, record)
+    wait_for(
+        lambda: browser.current_url == record, "the record from the 404 page", seconds=PAGE_SECONDS
+    )

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 import secrets
-import time
 from collections import Counter
 from datetime import UTC, date, datetime
 from html.parser import HTMLParser
@@ -29,7 +28,7 @@ from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 from hypothesis import given
 from hypothesis import strategies as st
-from resolver_support import BROWSER
+from resolver_support import BROWSER, wait_for
 
 from urnkit.resolver.web.languages import (
     LANGUAGES,
@@ -436,10 +435,11 @@ def test_numbers_and_days_are_written_as_each_locale_writes_them(
     body = {"locations": [{"url": "https://example.org/n"}], "metadata": {"title": "N"}}
     assert api.put(f"/api/v1/urns/{urn}", json=body).status_code == 200
     assert anonymous.get(f"/{urn}").status_code == 302
-    deadline = time.monotonic() + 15
-    while prefix not in anonymous.get("/statistics").text:  # counted, flushed
-        assert time.monotonic() < deadline, "the resolution was not counted"
-        time.sleep(0.3)
+    wait_for(
+        lambda: prefix in anonymous.get("/statistics").text,  # counted, flushed
+        "the resolution to be counted",
+        seconds=15,
+    )
     today = datetime.now(UTC).date()
     for language in LANGUAGES:
         register = anonymous.get("/prefixes", params={"lang": language}).text

@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from resolver_support import DATABASES, Server, fresh_database, set_up_resolver
+from resolver_support import DATABASES, Server, fresh_database, set_up_resolver, wait_for
 from starlette.types import Scope
 
 from urnkit.resolver.web.limits import MAX_HEADER_BYTES
@@ -373,10 +372,9 @@ def test_a_server_believes_its_trusted_proxies_only(
         with Server(url, *flags, env=env) as server:
             link, successor = _gone_link(server.base_url, headers, token)
             oai = httpx.get(f"{server.base_url}/oai?verb=Identify", headers=headers).text
-            deadline = time.monotonic() + 5  # the access log is written in batches
-            while '"path":"/oai"' not in server.output():
-                assert time.monotonic() < deadline, "no access log line for /oai"
-                time.sleep(0.05)
+            wait_for(  # the access log is written in batches
+                lambda: '"path":"/oai"' in server.output(), "the access log line for /oai", 5
+            )
             log = [
                 json.loads(line) for line in server.output().splitlines() if line.startswith("{")
             ]
