@@ -46,7 +46,7 @@ _NEGOTIATED = ("text/html", *JSON_TYPES, *REPRESENTED)
 # An Accept header naming none of these is not parsed: it can only take the default answer.
 _MARKERS = re.compile(rb"json|linkset|xml|uri-list|bibtex|research-info|bibliography")
 _VARY_DATETIME = f"Accept, {VARY}".encode()  # /{urn} of a record here: its own TimeGate
-_BASES: dict[tuple[str, bytes, str, object], str] = {}  # see base_url
+_BASES: dict[BaseKey, str] = {}  # see base_url
 _MOST_BASES = 64  # a server has a few names; a Host header a client makes up is not kept
 
 
@@ -134,7 +134,7 @@ class KeptHeaders:
             return entry[2]
         block = self.shapes.encoded((scheme, host, "", server), self._cache_control(found), found)
         if block is None:
-            self.headers(_scope(scheme, host, server), urn, found)
+            self.headers(_scope(scheme, host, "", server), urn, found)
             return self.kept[key][2]
         self._keep(key, (found, None, block))
         return block
@@ -218,7 +218,7 @@ class RedirectShapes:
         shape = (*base, cache_control, len(found.alternates), found.media_types)
         template = self.templates.get(shape)
         if template is None:
-            scope = _scope(base[0], base[1], base[3], base[2])
+            scope = _scope(*base)
             if len(self.templates) >= self.MOST or SLOT in base_url(scope):
                 return None
             template = self.templates[shape] = _template(scope, cache_control, found)
@@ -236,9 +236,10 @@ def _slots(found: Resolution) -> dict[str, str]:
     return slots
 
 
-def _scope(scheme: str, host: bytes, server: object, root_path: str = "") -> Scope:
-    """A scope of a ``GET /`` with ``host`` (no header if empty) to ``server`` by ``scheme``:
-    what the resolver's URL and a redirect's headers are made of."""
+def _scope(scheme: str, host: bytes, root_path: str, server: object) -> Scope:
+    """A scope of a ``GET /`` with ``host`` (no header if empty) to ``server`` by ``scheme``
+    under ``root_path``: a :func:`base_key`'s parts in its order, what the resolver's URL and
+    a redirect's headers are made of."""
     headers = [(b"host", host)] if host else []
     return {"type": "http", "scheme": scheme, "server": server, "root_path": root_path,
             "path": "/", "query_string": b"", "headers": headers}  # fmt: skip
