@@ -82,6 +82,36 @@ def test_concurrent_lookups_each_get_the_row_of_their_key(store: Store) -> None:
     assert _lookups(store, keys[:3]) == expected[:3]
 
 
+def test_a_failing_waiter_leaves_the_rest_of_its_batch_answered(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # PostgreSQL's only: a server's protocol asks with a function to call, not a future
+    # (Store.resolution_row_then); one that raises is logged, and the batch goes on.
+    with fresh_database("postgresql", tmp_path) as url:
+        store = Store(url)
+        try:
+            store.upgrade()
+            keys = _resolvable(store, 2)
+            expected = store.resolution_row(keys[1])
+
+            def fail(row: Any, error: Exception | None) -> None:
+                raise RuntimeError("the waiter's own failure")
+
+            async def ask() -> Any:
+                answered = asyncio.get_running_loop().create_future()
+                assert store.resolution_row_then(keys[0], fail)
+                assert store.resolution_row_then(keys[1], lambda *got: answered.set_result(got))
+                return await asyncio.wait_for(answered, 10)
+
+            row, error = asyncio.run(ask())
+        finally:
+            store.close()
+    assert error is None
+    assert _sorted_predecessors(row) == _sorted_predecessors(expected)
+    assert "a resolution lookup's waiter failed" in caplog.text
+    assert "the waiter's own failure" in caplog.text
+
+
 @on_each_loop
 def test_lookups_survive_the_server_closing_their_connection(tmp_path: Path, run: Run) -> None:
     # PostgreSQL's only: the lookups' connection, closed by the server (a restart, a failover,

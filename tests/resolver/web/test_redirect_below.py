@@ -1,10 +1,11 @@
 """Redirects answered below the application (web/below.py, uvicorn's protocol in
-web/redirect_protocol.py), black-box against ``urnkit serve`` on SQLite, one worker: the bytes
-are the application's (``Date`` aside), kept or not; a change is seen by the very next
-request; only a record's redirect is answered there; and the statistics, ``/metrics`` and
-the access log count these answers as the application's. The server runs with a spy on
-:meth:`KeptAnswers.head` that writes ``answered below`` for each answer given there, so that
-each test knows which path answered."""
+web/redirect_protocol.py), black-box against ``urnkit serve`` on SQLite (read then and there)
+and PostgreSQL (written when a batch of lookups answers), one worker: the bytes are the
+application's (``Date`` aside), kept or not; a change is seen by the very next request; only a
+record's redirect is answered there; requests sent together are answered in order; and the
+statistics, ``/metrics`` and the access log count these answers as the application's. The
+server runs with a spy on ``KeptAnswers._head``, which makes every answer given there, that
+writes ``answered below`` for each, so that each test knows which path answered."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import httpx
 import pytest
 from resolver_support import (
     BROWSER,
+    DATABASES,
     Server,
     fresh_database,
     set_up_resolver,
@@ -30,13 +32,12 @@ SPIED = """
 import sys
 from urnkit.resolver.web import below
 from urnkit.cli import main
-given = below.KeptAnswers.head
+given = below.KeptAnswers._head
 def head(self, *args):
     answer = given(self, *args)
-    if answer is not None:
-        print("answered below", file=sys.stderr, flush=True)
+    print("answered below", file=sys.stderr, flush=True)
     return answer
-below.KeptAnswers.head = head
+below.KeptAnswers._head = head
 sys.exit(main(sys.argv[1:]))
 """
 BELOW = "answered below"
@@ -75,10 +76,12 @@ class Served:
         return answer
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+@pytest.fixture(scope="module", params=DATABASES)
+def served(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Served]:
     directory = tmp_path_factory.mktemp("below")
-    with fresh_database("sqlite", directory) as url:
+    with fresh_database(request.param, directory) as url:
         tokens = set_up_resolver(url)
         with statistics_interval(1), Server(url, urnkit=(sys.executable, "-c", SPIED)) as server:
             made = Served(server, tokens)
@@ -206,3 +209,40 @@ def test_answers_below_are_counted_and_logged(served: Served) -> None:
         for line in logged(served, "counted-")
     ] == [("GET", f"/{urn}", 302, 0)] * 5
     assert all(line["client"] == "127.0.0.1" for line in logged(served, "counted-"))
+
+
+def test_requests_sent_together_are_answered_in_order(served: Served) -> None:
+    # RFC 9112 §9.3.2: a server answers pipelined requests in the order they came. The first
+    # is answered below (on PostgreSQL when its batch answers); the two behind it wait for it.
+    first, second = "urn:nbn:fi:test-together-1", "urn:nbn:fi:test-together-2"
+    served.put(first, "https://example.org/together-1")
+    served.put(second, "https://example.org/together-2")
+    host = f"Host: 127.0.0.1:{served.server.port}"
+    requests = [
+        f"GET /{first} HTTP/1.1\r\n{host}\r\n\r\n",
+        f"GET /urn:nbn:fi:test-together-never HTTP/1.1\r\n{host}\r\n\r\n",
+        f"GET /{second} HTTP/1.1\r\n{host}\r\nConnection: close\r\n\r\n",
+    ]
+    before = served.below()
+    with socket.create_connection(("127.0.0.1", served.server.port), timeout=10) as sock:
+        sock.sendall("".join(requests).encode("ascii"))
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    statuses = re.findall(rb"HTTP/1.1 (\d+) [A-Z]", answer)
+    locations = re.findall(rb"^location: (\S+)\r$", answer, re.M)
+    assert statuses == [b"302", b"404", b"302"]
+    assert locations == [b"https://example.org/together-1", b"https://example.org/together-2"]
+    assert served.below() == before + 1
+
+
+def test_a_client_gone_before_its_answer_leaves_the_server_answering(served: Served) -> None:
+    # The connection closes while its lookup is on its way (on PostgreSQL, in a batch).
+    urn = "urn:nbn:fi:test-gone-client"
+    served.put(urn, "https://example.org/gone-client")
+    request = f"GET /{urn} HTTP/1.1\r\nHost: 127.0.0.1:{served.server.port}\r\n\r\n"
+    for _ in range(20):
+        with socket.create_connection(("127.0.0.1", served.server.port), timeout=10) as sock:
+            sock.sendall(request.encode("ascii"))
+    assert b"location: https://example.org/gone-client\r\n" in served.raw("GET", urn)
+    assert "Traceback" not in served.server.output()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -262,6 +263,35 @@ class ResolutionService:
             return None
         self.tally.add(row[3])
         return self._keep(text, changes, redirect)
+
+    def redirect_then(self, text: str, then: Callable[[Resolution | None], None]) -> bool:
+        """Look ``text`` up for the redirect :meth:`resolve_async` gives, where lookups are
+        batched (PostgreSQL: :meth:`~urnkit.resolver.store.Store.resolution_row_then`), and
+        call ``then`` on the event loop with it, counted; or with None for every other answer,
+        a failed lookup included: the caller then asks :meth:`resolve_async`. False, and
+        ``then`` never called, where the lookup is not made so (the text no URN; SQLite:
+        :meth:`redirect_now`). For a server's answer made below the application.
+
+        >>> from urnkit.resolver.services import Services
+        >>> Services(Store("sqlite://")).resolution.redirect_then("urn:nbn:fi-1", print)
+        False
+        """
+        try:
+            urn = parse_urn(text)
+        except InvalidURNError:
+            return False
+        key = urn.equivalence_key()
+
+        def found(row: ResolutionRow | None, error: Exception | None) -> None:
+            if row is None or row[4] is not None:  # an error's row is None
+                then(None)
+                return
+            redirect = self._redirect(urn, key, row)
+            if redirect is not None:
+                self.tally.add(row[3])
+            then(redirect)
+
+        return self.store.resolution_row_then(key, found)
 
     def _kept(self, text: str, changes: int | None) -> Resolution | None:
         """The redirect kept for ``text`` while the counter reads ``changes``, counted."""

@@ -10,6 +10,7 @@ reads of a record (:data:`ResolutionRow`), run with as little per call as each d
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import select
 from collections.abc import Callable, Mapping
@@ -46,6 +47,7 @@ locations restricted to networks, ``records.restricted`` (every usable location 
 network; None on all other records)."""
 
 
+_LOGGER = logging.getLogger(__name__)
 _DriverSQL = tuple[str, Callable[[Any], Any]]
 _CHANGES_SQL = "SELECT counter FROM resolution_changes"  # SQLite's (SQLiteReaders.changes)
 
@@ -81,7 +83,10 @@ FROM records r WHERE r.equivalence_key = ANY(string_to_array($1, E'\n'))"""
 _RESOLUTION_STATEMENT = b"urnkit_resolution"
 _COMMAND_OK, _TUPLES_OK = 1, 2  # libpq's ExecStatusType (psycopg.pq.ExecStatus)
 
-_Waiters = dict[str, list["asyncio.Future[ResolutionRow | None]"]]
+Then = Callable[[ResolutionRow | None, Exception | None], None]
+"""What is called with a lookup's row (None if there is none), or with the error it failed
+with: at once, on the event loop, from its batch."""
+_Waiters = dict[str, list[Then]]
 
 
 class BatchedLookups:
@@ -101,13 +106,20 @@ class BatchedLookups:
         self._loops: dict[asyncio.AbstractEventLoop, _LoopLookups] = {}
 
     async def row(self, key: str) -> ResolutionRow | None:
+        future: asyncio.Future[ResolutionRow | None] = asyncio.get_running_loop().create_future()
+        self.row_then(key, partial(_settle, future))
+        return await future
+
+    def row_then(self, key: str, then: Then) -> None:
+        """Look ``key`` up in the running loop's next batch, and call ``then`` with what it
+        gives: for a caller below the application, with no task of its own to await in."""
         loop = asyncio.get_running_loop()
         lookups = self._loops.get(loop)
         if lookups is None:
             for gone in [other for other in self._loops if other.is_closed()]:
                 self._loops.pop(gone).close()
             lookups = self._loops[loop] = _LoopLookups(loop, self._connect)
-        return await lookups.row(key)
+        lookups.row_then(key, then)
 
     def close(self) -> None:
         """Close every loop's connection (a loop still running elsewhere, in its thread)."""
@@ -137,12 +149,10 @@ class _LoopLookups:
         self._result: Any = None  # its last result so far
         self._socket = -1  # the connection's, watched by the loop
 
-    async def row(self, key: str) -> ResolutionRow | None:
-        future: asyncio.Future[ResolutionRow | None] = self._loop.create_future()
-        self._queued.setdefault(key, []).append(future)
+    def row_then(self, key: str, then: Then) -> None:
+        self._queued.setdefault(key, []).append(then)
         if self._task is None:
             self._task = self._loop.create_task(self._serve())
-        return await future
 
     async def _serve(self) -> None:
         """Send what is queued, a batch at a time, until nothing is; each batch's requests get
@@ -154,9 +164,9 @@ class _LoopLookups:
                 try:
                     rows = await self._rows(keys)
                 except Exception as error:
-                    _settle(batch, {}, error)
+                    _answer_batch(batch, {}, error)
                     continue
-                _settle(batch, rows, None)
+                _answer_batch(batch, rows, None)
         finally:
             self._task = None
 
@@ -275,17 +285,37 @@ def _text(value: bytes | None) -> Any:
     return None if value is None else value.decode()
 
 
-def _settle(batch: _Waiters, rows: Mapping[str, ResolutionRow], error: Exception | None) -> None:
-    for key, futures in batch.items():
-        for future in futures:
-            if future.done():  # cancelled: the client went away
-                continue
-            if error is None:
-                future.set_result(rows.get(key))
-            else:  # an exception each: raising one in many tasks would pile up its traceback
-                failure = RuntimeError(f"the resolution lookup failed: {error!r}")
-                failure.__cause__ = error
-                future.set_exception(failure)
+def _answer_batch(
+    batch: _Waiters, rows: Mapping[str, ResolutionRow], error: Exception | None
+) -> None:
+    """Call each waiter of ``batch`` with its key's row, or with ``error``. A waiter that
+    raises is logged, and the others are called still."""
+    for key, waiters in batch.items():
+        for then in waiters:
+            try:
+                if error is None:
+                    then(rows.get(key), None)
+                else:  # an exception each: raising one in many tasks would pile up its traceback
+                    failure = RuntimeError(f"the resolution lookup failed: {error!r}")
+                    failure.__cause__ = error
+                    then(None, failure)
+            except Exception:
+                _LOGGER.exception("a resolution lookup's waiter failed")
+
+
+def _settle(
+    future: asyncio.Future[ResolutionRow | None],
+    row: ResolutionRow | None,
+    error: Exception | None,
+) -> None:
+    """Settle ``future`` with ``row`` or ``error``, unless it was cancelled (the client went
+    away)."""
+    if future.done():
+        return
+    if error is None:
+        future.set_result(row)
+    else:
+        future.set_exception(error)
 
 
 def detached_connection(engine: Engine) -> Any:

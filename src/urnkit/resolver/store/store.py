@@ -22,6 +22,7 @@ from urnkit.resolver.store.fast_lookup import (
     BatchedLookups,
     ResolutionRow,
     SQLiteReaders,
+    Then,
     autocommit_connection,
 )
 from urnkit.resolver.store.transaction import Transaction
@@ -231,6 +232,43 @@ class Store:
             if unavailable is None:
                 raise
             raise unavailable from error
+
+    @property
+    def batched(self) -> bool:
+        """Whether resolution's lookups are batched (PostgreSQL with psycopg):
+        :meth:`resolution_row_then` takes them.
+
+        >>> Store("sqlite://").batched
+        False
+        """
+        return self._lookups is not None
+
+    def resolution_row_then(self, key: str, then: Then) -> bool:
+        """:meth:`resolution_row_async` for a caller with no task to await in (a server's
+        protocol, below the application): ``then`` is called on the running event loop with
+        the row of ``key``, or with the error its lookup failed with (counted as the outage
+        of its database). Asked of the first database of
+        :meth:`~.databases.Databases.order` only, when it is in no outage; False, and nothing
+        asked, otherwise and where lookups are not batched (all but PostgreSQL with psycopg):
+        :meth:`resolution_row_async` then tries them in turn.
+
+        >>> Store("sqlite://").resolution_row_then("urn:nbn:fi-1", print)
+        False
+        """
+        lookups = self._lookups
+        if lookups is None:
+            return False
+        database = self.databases.order(standby=True)[0]
+        if database.outages.since is not None:
+            return False
+
+        def answered(row: ResolutionRow | None, error: Exception | None) -> None:
+            if error is not None:
+                database.outages.unavailable(error)
+            then(row, error)
+
+        lookups[database].row_then(key, answered)
+        return True
 
     async def _batched(
         self, key: str, lookups: dict[Database, BatchedLookups]

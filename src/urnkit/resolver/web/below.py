@@ -1,13 +1,16 @@
 """Redirects answered below the application: a server's HTTP protocol asks
 :class:`KeptAnswers` for the response head of a plain ``GET`` or ``HEAD /{urn}`` before it
-builds an ASGI scope or a task, and writes it itself (web/redirect_protocol.py, uvicorn's).
+starts the application's task, and writes it itself (web/redirect_protocol.py, uvicorn's):
+at once on SQLite (:meth:`KeptAnswers.head`), when the event loop's batch of lookups answers
+on PostgreSQL (:meth:`KeptAnswers.head_then`).
 
 An answer is given only where it is byte for byte what the application would send, the
-``Date`` header aside: for a redirect the services keep and give without waiting
+``Date`` header aside: for a record's redirect the services give without the application
 (:meth:`~urnkit.resolver.services.resolution.ResolutionService.redirect_now`: kept while the
-change counter stays, or read from SQLite then and there), its headers made as the front
-makes them and kept beside it (:class:`~urnkit.resolver.web.front.KeptHeaders`), and a
-request whose header fields are all of
+change counter stays, or read from SQLite then and there;
+:meth:`~urnkit.resolver.services.resolution.ResolutionService.redirect_then` on PostgreSQL),
+its headers made as the front makes them (:class:`~urnkit.resolver.web.front.KeptHeaders`,
+which keeps those of a kept redirect), and a request whose header fields are all of
 :data:`SAFE_FIELDS` (none with credentials, a proxy's word, a condition or a moment of the
 past), within the limits of web/limits.py, not preferring a format of the record. Counted as
 the front counts (statistics, ``/metrics``) and logged as web/access_log.py logs; everything
@@ -17,9 +20,11 @@ else is the application's.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Final
 
 from urnkit.resolver.services import Services
+from urnkit.resolver.services.resolution import Resolution
 from urnkit.resolver.web.access_log import REQUEST_ID, AccessLog, access_line, request_id
 from urnkit.resolver.web.deps import decoded_if_whole
 from urnkit.resolver.web.front import KeptHeaders, json_first
@@ -64,6 +69,11 @@ class KeptAnswers:
     ) -> None:
         self.services, self.metrics, self.kept, self.log = services, metrics, kept, log
 
+    @property
+    def later(self) -> bool:
+        """Whether lookups are batched (PostgreSQL): answers come from :meth:`head_then`."""
+        return self.services.store.batched
+
     def head(
         self,
         method: str,
@@ -77,16 +87,8 @@ class KeptAnswers:
         from ``client``, at ``base`` (the scheme and the server's address; the root path
         empty), counted and logged; None when the application must answer."""
         started, clock = time.time(), time.perf_counter()
-        host, size = b"", 0
-        for name, value in headers:
-            if name not in SAFE_FIELDS:
-                return None
-            size += len(name) + len(value)
-            if name == b"host":
-                host = value
-            elif name == b"accept" and json_first(value) is not None:
-                return None
-        if len(headers) > MAX_HEADER_FIELDS or size > MAX_HEADER_BYTES:
+        host = _host(headers)
+        if host is None:
             return None
         urn = decoded_if_whole(path[1:].decode("latin-1"))
         try:
@@ -95,6 +97,49 @@ class KeptAnswers:
             return None
         if found is None:
             return None
+        request = (method, path, headers, base, client)
+        return self._head(found, urn, host, request, started, clock)
+
+    def head_then(
+        self,
+        method: str,
+        path: bytes,
+        headers: list[tuple[bytes, bytes]],
+        base: tuple[object, object],
+        client: tuple[str, int] | None,
+        then: Callable[[bytes | None], None],
+    ) -> bool:
+        """:meth:`head` where lookups are batched (:attr:`later`): ``then`` is called with
+        the head on the event loop once the lookup has answered, or with None when the
+        application must answer. False, and ``then`` never called, when it must at once."""
+        started, clock = time.time(), time.perf_counter()
+        host = _host(headers)
+        if host is None:
+            return False
+        urn = decoded_if_whole(path[1:].decode("latin-1"))
+        request = (method, path, headers, base, client)
+
+        def found(redirect: Resolution | None) -> None:
+            if redirect is None:
+                then(None)
+                return
+            then(self._head(redirect, urn, host, request, started, clock))
+
+        return self.services.resolution.redirect_then(urn, found)
+
+    def _head(
+        self,
+        found: Resolution,
+        urn: str,
+        host: bytes,
+        request: _Request,
+        started: float,
+        clock: float,
+    ) -> bytes:
+        """The headers of the redirect ``found`` for ``request`` (as :meth:`head` takes it),
+        whose ``Host`` is ``host``, begun at ``started`` (the time) and ``clock``
+        (``time.perf_counter()``); counted and logged."""
+        method, path, headers, base, client = request
         head = self.kept.encoded(urn, found, str(base[0]), host, base[1])
         self.metrics.resolved("redirect")
         identifier = request_id(headers)
@@ -102,6 +147,36 @@ class KeptAnswers:
             seconds = time.perf_counter() - clock
             self.log.add(access_line(started, identifier, method, path, 302, seconds, 0, client))
         return head + _TAIL % identifier
+
+
+# A request as KeptAnswers takes it: its method, path, headers, base and client.
+_Request = tuple[
+    str, bytes, list[tuple[bytes, bytes]], tuple[object, object], "tuple[str, int] | None"
+]
+
+
+def _host(headers: list[tuple[bytes, bytes]]) -> bytes | None:
+    """The ``Host`` of a request with ``headers`` (empty if none), or None if one of them
+    may change the redirect: one not of :data:`SAFE_FIELDS`, an ``Accept`` preferring a
+    format of the record, or more of them than web/limits.py allows.
+
+    >>> _host([(b"host", b"r.example"), (b"accept", b"*/*")])
+    b'r.example'
+    >>> _host([(b"host", b"r.example"), (b"authorization", b"Basic YTpi")]) is None
+    True
+    """
+    host, size = b"", 0
+    for name, value in headers:
+        if name not in SAFE_FIELDS:
+            return None
+        size += len(name) + len(value)
+        if name == b"host":
+            host = value
+        elif name == b"accept" and json_first(value) is not None:
+            return None
+    if len(headers) > MAX_HEADER_FIELDS or size > MAX_HEADER_BYTES:
+        return None
+    return host
 
 
 _INSTALLED: list[KeptAnswers] = []  # the process's, once its application is made

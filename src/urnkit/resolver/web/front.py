@@ -127,16 +127,16 @@ class KeptHeaders:
         """The headers of the redirect ``found`` for ``urn``, requested of ``server`` (its
         address) by ``scheme`` with ``host`` (the ``Host`` header; empty if none), the root
         path empty, encoded as sent: for a server's answer below the application
-        (web/below.py). ``found`` must be one the services keep."""
+        (web/below.py); kept if the services keep ``found``."""
         key = (urn, scheme, host, "", server)
         entry = self.kept.get(key)
         if entry is not None and entry[0] is found:
             return entry[2]
         block = self.shapes.encoded((scheme, host, "", server), self._cache_control(found), found)
         if block is None:
-            self.headers(_scope(scheme, host, "", server), urn, found)
-            return self.kept[key][2]
-        self._keep(key, (found, None, block))
+            return _encoded(self.headers(_scope(scheme, host, "", server), urn, found))
+        if found.kept:
+            self._keep(key, (found, None, block))
         return block
 
     def headers(self, scope: Scope, urn: str, found: Resolution) -> Headers:
@@ -151,8 +151,7 @@ class KeptHeaders:
         if made is None:
             made = redirect_headers(scope, found.target or "", cache_control, found)
         if found.kept:
-            encoded = b"".join(name + b": " + value + b"\r\n" for name, value in made)
-            self._keep(key, (found, made, encoded))
+            self._keep(key, (found, made, _encoded(made)))
         return list(made)
 
     def _cache_control(self, found: Resolution) -> bytes:
@@ -164,6 +163,15 @@ class KeptHeaders:
         if len(self.kept) >= self.MOST and key not in self.kept:
             self.kept.popitem(last=False)
         self.kept[key] = entry
+
+
+def _encoded(headers: Headers) -> bytes:
+    """``headers`` as sent: each ``name: value`` and CRLF.
+
+    >>> _encoded([(b"location", b"https://a.example/")])
+    b'location: https://a.example/\\r\\n'
+    """
+    return b"".join(name + b": " + value + b"\r\n" for name, value in headers)
 
 
 # A redirect, its headers as pairs (None until the application asks for them) and encoded.
