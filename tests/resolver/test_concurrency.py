@@ -18,7 +18,14 @@ from typing import Any
 import httpx
 import pytest
 import sqlalchemy as sa
-from resolver_support import DATABASES, Resolver, Server, fresh_database, set_up_resolver
+from resolver_support import (
+    DATABASES,
+    Resolver,
+    Server,
+    fresh_database,
+    set_up_resolver,
+    wait_for,
+)
 
 from urnkit.resolver.store import history, idempotency_keys, locations, records
 
@@ -111,9 +118,39 @@ def stored(database_url: str, urns: Sequence[str]) -> tuple[int, int]:
     return len(ids), int(entries or 0)
 
 
+# What a server process may open at most for API requests (store/engine.py: 10 pooled, 30 more).
+POOL_AT_MOST = 40
+
+
+def room_for_servers(database_url: str) -> int:
+    """How many connections the servers on ``database_url`` may have in all now: those they
+    hold and those the PostgreSQL server still takes."""
+    engine = sa.create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            room = connection.scalar(
+                sa.text(
+                    "SELECT current_setting('max_connections')::int"
+                    " - current_setting('superuser_reserved_connections')::int"
+                    " - count(*) FILTER (WHERE datname IS DISTINCT FROM current_database())"
+                    " - 1 FROM pg_stat_activity WHERE backend_type = 'client backend'"
+                )
+            )
+    finally:
+        engine.dispose()
+    return int(room)
+
+
 def generate_concurrently(cluster: Cluster, prefix: str, token: str) -> list[str]:
     """:data:`REQUESTS` generation requests at once, half to each server: the URNs made, after
-    checking every answer is a 201 naming one URN."""
+    checking every answer is a 201 naming one URN. On PostgreSQL the burst waits until the
+    server has room for both servers' pools at their fullest: other tests' servers share it,
+    and a server refused a connection answers 503, as it should."""
+    if cluster.database_url.startswith("postgresql"):
+        wait_for(
+            lambda: room_for_servers(cluster.database_url) >= 2 * POOL_AT_MOST,
+            "room on the PostgreSQL server for both servers' pools",
+        )
     answers = send_at_once("POST", cluster.urls(REQUESTS), f"/api/v1/prefixes/{prefix}/urns", token)
     problems = [f"{a.status_code} {a.text}" for a in answers if a.status_code != 201]
     assert not problems, f"{len(problems)} of {REQUESTS} requests failed:\n" + "\n".join(problems)
