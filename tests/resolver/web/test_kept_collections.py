@@ -71,7 +71,7 @@ def _oldest_collections(thresholds: tuple[int, int, int] | None = None) -> int:
         base = ("http", ("127.0.0.1", 80))
         for n in range(URNS):
             path = f"/urn:nbn:fi:lib-{n}".encode()
-            assert answers.head("GET", path, [(b"host", b"r.example")], base, None)
+            assert answers.head(("GET", path, [(b"host", b"r.example")], base, None))
 
     gc.collect()
     gc.callbacks.append(seen)

@@ -57,6 +57,12 @@ SAFE_FIELDS: Final = frozenset(
         b"priority",
     }
 )
+Request = tuple[
+    str, bytes, list[tuple[bytes, bytes]], tuple[object, object], "tuple[str, int] | None"
+]
+"""A request as :class:`KeptAnswers` takes it: its method (``GET`` or ``HEAD``), its path
+(``/urn:…``, no query), its header fields (names in lower case), the scheme and the server's
+address it came by (the root path empty), and the client's address."""
 _TAIL: Final = b"%s: %%s\r\n%s: %s\r\n\r\n" % (REQUEST_ID, *NOSNIFF)
 
 
@@ -74,50 +80,31 @@ class KeptAnswers:
         """Whether lookups are batched (PostgreSQL): answers come from :meth:`head_then`."""
         return self.services.store.batched
 
-    def head(
-        self,
-        method: str,
-        path: bytes,
-        headers: list[tuple[bytes, bytes]],
-        base: tuple[object, object],
-        client: tuple[str, int] | None,
-    ) -> bytes | None:
-        """The headers of the 302 the application would answer to ``method`` (``GET`` or
-        ``HEAD``) ``path`` (``/urn:…``, no query) with ``headers`` (names in lower case),
-        from ``client``, at ``base`` (the scheme and the server's address; the root path
-        empty), counted and logged; None when the application must answer."""
+    def head(self, request: Request) -> bytes | None:
+        """The headers of the 302 the application would answer to ``request`` (see
+        :data:`Request`), counted and logged; None when the application must answer."""
         started, clock = time.time(), time.perf_counter()
-        host = _host(headers)
+        host = _host(request[2])
         if host is None:
             return None
-        urn = decoded_if_whole(path[1:].decode("latin-1"))
+        urn = decoded_if_whole(request[1][1:].decode("latin-1"))
         try:
             found = self.services.resolution.redirect_now(urn)
         except Exception:  # the database unavailable: the application answers it (503)
             return None
         if found is None:
             return None
-        request = (method, path, headers, base, client)
         return self._head(found, urn, host, request, started, clock)
 
-    def head_then(
-        self,
-        method: str,
-        path: bytes,
-        headers: list[tuple[bytes, bytes]],
-        base: tuple[object, object],
-        client: tuple[str, int] | None,
-        then: Callable[[bytes | None], None],
-    ) -> bool:
+    def head_then(self, request: Request, then: Callable[[bytes | None], None]) -> bool:
         """:meth:`head` where lookups are batched (:attr:`later`): ``then`` is called with
         the head on the event loop once the lookup has answered, or with None when the
         application must answer. False, and ``then`` never called, when it must at once."""
         started, clock = time.time(), time.perf_counter()
-        host = _host(headers)
+        host = _host(request[2])
         if host is None:
             return False
-        urn = decoded_if_whole(path[1:].decode("latin-1"))
-        request = (method, path, headers, base, client)
+        urn = decoded_if_whole(request[1][1:].decode("latin-1"))
 
         def found(redirect: Resolution | None) -> None:
             if redirect is None:
@@ -132,13 +119,13 @@ class KeptAnswers:
         found: Resolution,
         urn: str,
         host: bytes,
-        request: _Request,
+        request: Request,
         started: float,
         clock: float,
     ) -> bytes:
-        """The headers of the redirect ``found`` for ``request`` (as :meth:`head` takes it),
-        whose ``Host`` is ``host``, begun at ``started`` (the time) and ``clock``
-        (``time.perf_counter()``); counted and logged."""
+        """The headers of the redirect ``found`` for ``request``, whose ``Host`` is ``host``,
+        begun at ``started`` (the time) and ``clock`` (``time.perf_counter()``); counted and
+        logged."""
         method, path, headers, base, client = request
         head = self.kept.encoded(urn, found, str(base[0]), host, base[1])
         self.metrics.resolved("redirect")
@@ -147,12 +134,6 @@ class KeptAnswers:
             seconds = time.perf_counter() - clock
             self.log.add(access_line(started, identifier, method, path, 302, seconds, 0, client))
         return head + _TAIL % identifier
-
-
-# A request as KeptAnswers takes it: its method, path, headers, base and client.
-_Request = tuple[
-    str, bytes, list[tuple[bytes, bytes]], tuple[object, object], "tuple[str, int] | None"
-]
 
 
 def _host(headers: list[tuple[bytes, bytes]]) -> bytes | None:

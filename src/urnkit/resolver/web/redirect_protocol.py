@@ -19,7 +19,7 @@ from uvicorn.protocols.http.httptools_impl import (
     RequestResponseCycle,
 )
 
-from urnkit.resolver.web.below import KeptAnswers, installed
+from urnkit.resolver.web.below import KeptAnswers, Request, installed
 
 _FOUND = STATUS_LINE[302]
 _METHODS = (b"GET", b"HEAD")
@@ -58,9 +58,8 @@ class ResolutionProtocol(HttpToolsProtocol):
         (:meth:`_write_later`), and the application starts only if it gives none."""
         answers, self.later = self.later, None
         if answers is not None and cycle is self.cycle:
-            then, base = partial(self._write_later, cycle, app), (self.scheme, self.server)
-            method = cycle.scope["method"]
-            if answers.head_then(method, self.url, self.headers, base, self.client, then):
+            then = partial(self._write_later, cycle, app)
+            if answers.head_then(self._request(cycle.scope["method"]), then):
                 return
         super()._start_asgi_task(cycle, app)
 
@@ -114,12 +113,15 @@ class ResolutionProtocol(HttpToolsProtocol):
         if answers.later:
             self.later = answers
             return False
-        base = (self.scheme, self.server)
-        head = answers.head(method.decode("ascii"), url, self.headers, base, self.client)
+        head = answers.head(self._request(method.decode("ascii")))
         if head is None:
             return False
         self.transport.write(_FOUND + _server_headers(self.server_state.default_headers) + head)
         return True
+
+    def _request(self, method: str) -> Request:
+        """The request being read, its method ``method``, as web/below.py takes it."""
+        return (method, self.url, self.headers, (self.scheme, self.server), self.client)
 
 
 def _server_headers(defaults: list[tuple[bytes, bytes]]) -> bytes:
