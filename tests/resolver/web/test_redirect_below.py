@@ -5,7 +5,8 @@ application's (``Date`` aside), kept or not; a change is seen by the very next r
 record's redirect is answered there; requests sent together are answered in order; and the
 statistics, ``/metrics`` and the access log count these answers as the application's. The
 server runs with a spy on ``KeptAnswers._head``, which makes every answer given there, that
-writes ``answered below`` for each, so that each test knows which path answered."""
+writes ``answered below`` for each, so that each test knows which path answered; and the
+headers of URNs holding ``test-failing-headers`` fail to be made there."""
 
 from __future__ import annotations
 
@@ -35,9 +36,16 @@ from urnkit.cli import main
 given = below.KeptAnswers._head
 def head(self, *args):
     answer = given(self, *args)
-    print("answered below", file=sys.stderr, flush=True)
+    if answer is not None:
+        print("answered below", file=sys.stderr, flush=True)
     return answer
 below.KeptAnswers._head = head
+encoded = below.KeptHeaders.encoded
+def failing(self, urn, *args):
+    if "test-failing-headers" in urn:
+        raise RuntimeError("headers that cannot be made below")
+    return encoded(self, urn, *args)
+below.KeptHeaders.encoded = failing
 sys.exit(main(sys.argv[1:]))
 """
 BELOW = "answered below"
@@ -246,3 +254,15 @@ def test_a_client_gone_before_its_answer_leaves_the_server_answering(served: Ser
             sock.sendall(request.encode("ascii"))
     assert b"location: https://example.org/gone-client\r\n" in served.raw("GET", urn)
     assert "Traceback" not in served.server.output()
+
+
+def test_headers_that_fail_below_leave_the_answer_to_the_application(served: Served) -> None:
+    # RFC 8458 §4.4: the client still gets its redirect, counted once, from the application.
+    urn = "urn:nbn:fi:test-failing-headers-1"
+    served.put(urn, "https://example.org/failing-headers")
+    metrics, before = resolutions(served), served.below()
+    answer = served.raw("GET", urn)
+    assert answer.startswith(b"HTTP/1.1 302 Found\r\n")
+    assert b"\r\nlocation: https://example.org/failing-headers\r\n" in answer
+    assert served.below() == before
+    assert resolutions(served) == metrics + 1

@@ -286,7 +286,10 @@ class ResolutionService:
             if row is None or row[4] is not None:  # an error's row is None
                 then(None)
                 return
-            redirect = self._redirect(urn, key, row)
+            try:
+                redirect = self._redirect(urn, key, row)
+            except Exception:  # the application meets it again, and answers it
+                redirect = None
             if redirect is not None:
                 self.tally.add(row[3])
             then(redirect)

@@ -122,12 +122,16 @@ class KeptAnswers:
         request: Request,
         started: float,
         clock: float,
-    ) -> bytes:
+    ) -> bytes | None:
         """The headers of the redirect ``found`` for ``request``, whose ``Host`` is ``host``,
         begun at ``started`` (the time) and ``clock`` (``time.perf_counter()``); counted and
-        logged."""
+        logged. None if they could not be made: the application meets the same failure, and
+        answers it."""
         method, path, headers, base, client = request
-        head = self.kept.encoded(urn, found, str(base[0]), host, base[1])
+        try:
+            head = self.kept.encoded(urn, found, str(base[0]), host, base[1])
+        except Exception:
+            return None
         self.metrics.resolved("redirect")
         identifier = request_id(headers)
         if self.log is not None:
