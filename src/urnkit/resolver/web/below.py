@@ -125,8 +125,8 @@ class KeptAnswers:
     ) -> bytes | None:
         """The headers of the redirect ``found`` for ``request``, whose ``Host`` is ``host``,
         begun at ``started`` (the time) and ``clock`` (``time.perf_counter()``); counted and
-        logged. None if they could not be made: the application meets the same failure, and
-        answers it."""
+        logged. None if they could not be made here: the application answers the request
+        with headers of its own making (web/front.py), or with its error."""
         method, path, headers, base, client = request
         try:
             head = self.kept.encoded(urn, found, str(base[0]), host, base[1])
