@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -106,32 +106,37 @@ class KeptRedirects:
     """The redirects of records a server process gave, by the URN as the client sent it,
     kept while the store's change counter
     (:meth:`~urnkit.resolver.store.Store.resolution_changes`) reads as it did before the
-    lookup that gave them: a change after that read moves it again, so no answer outlives
-    a change. All are forgotten when it moves; beyond ``MOST`` the oldest go first.
+    lookup that gave them. When it moves, those of the keys ``changed`` names
+    (:meth:`~urnkit.resolver.store.Store.resolution_changed`: the records whose redirects
+    may have changed meanwhile) are forgotten, and all of them where it cannot say; so no
+    answer outlives a change. Beyond ``MOST`` the oldest go first.
 
-    >>> kept, urn = KeptRedirects(), parse_urn("urn:nbn:fi-1")
-    >>> found = Resolution("redirect", urn, "https://example.org/", "nbn:fi-1", prefix="fi")
+    >>> moves = {(7, 8): ["urn:nbn:fi-2"]}
+    >>> kept, urn = KeptRedirects(lambda *move: moves.get(move)), parse_urn("urn:nbn:fi-1")
+    >>> found = Resolution("redirect", urn, "https://example.org/", "urn:nbn:fi-1")
     >>> kept.get("urn:nbn:fi-1", 7) is None  # nothing kept yet
     True
     >>> kept.keep("urn:nbn:fi-1", 7, found)
-    >>> kept.get("urn:nbn:fi-1", 7) is found, kept.get("urn:nbn:fi-1", 8)
-    (True, None)
+    >>> kept.get("urn:nbn:fi-1", 8) is found  # only urn:nbn:fi-2 changed
+    True
+    >>> kept.get("urn:nbn:fi-1", 9)  # unknown: all forgotten
     """
 
     MOST = 100_000
 
-    def __init__(self) -> None:
+    def __init__(self, changed: Callable[[int, int], Iterable[str] | None]) -> None:
+        self._changed = changed
         # In order of keeping: the oldest goes first in constant time (a dict's first entry,
         # after many taken from its start, is found by walking past their empty slots).
         self._kept: OrderedDict[str, Resolution] = OrderedDict()
+        self._texts: dict[str, list[str]] = {}  # by equivalence key, the texts kept for it
         self._changes: int | None = None
 
     def get(self, text: str, changes: int | None) -> Resolution | None:
-        """The redirect kept for ``text`` if the counter still reads ``changes`` (None: there
-        is no counter, and nothing is kept)."""
+        """The redirect kept for ``text`` if it is still what the counter reading ``changes``
+        answers (None: there is no counter, and nothing is kept)."""
         if changes != self._changes:
-            self._kept.clear()
-            self._changes = changes
+            self._move(changes)
         return None if changes is None else self._kept.get(text)
 
     def keep(self, text: str, changes: int | None, found: Resolution) -> None:
@@ -139,9 +144,40 @@ class KeptRedirects:
         has moved since (another request saw it move while this one awaited its lookup)."""
         if changes is None or changes != self._changes:
             return
-        if len(self._kept) >= self.MOST:
-            self._kept.popitem(last=False)
+        if text not in self._kept:
+            if len(self._kept) >= self.MOST:
+                oldest, forgotten = self._kept.popitem(last=False)
+                self._forget(forgotten.key, oldest)
+            self._texts.setdefault(found.key, []).append(text)
         self._kept[text] = found
+
+    def _move(self, changes: int | None) -> None:
+        """Forget what the counter's move to ``changes`` may have changed: everything when
+        the store cannot say what (or when it fails to)."""
+        before, self._changes = self._changes, changes
+        try:
+            changed = None if before is None or changes is None else self._changed(before, changes)
+        except Exception:
+            self._forget_all()
+            raise
+        if changed is None:
+            self._forget_all()
+            return
+        for key in changed:
+            for text in self._texts.pop(key, ()):
+                del self._kept[text]
+
+    def _forget(self, key: str, text: str) -> None:
+        """Forget that ``text`` is kept for ``key``."""
+        texts = self._texts[key]
+        texts.remove(text)
+        if not texts:
+            del self._texts[key]
+
+    def _forget_all(self) -> None:
+        """Forget every redirect kept."""
+        self._kept.clear()
+        self._texts.clear()
 
 
 class ResolutionService:
@@ -168,7 +204,7 @@ class ResolutionService:
         self.networks = networks
         self.time_travel = time_travel
         self.descriptions = Rfc2483Requests(records)
-        self.kept = KeptRedirects()
+        self.kept = KeptRedirects(store.resolution_changed)
 
     def resolve(self, text: str, client: str | None = None) -> Resolution:
         """Resolve a URN, components included: a q-component is copied into the locator's

@@ -50,6 +50,10 @@ network; None on all other records)."""
 _LOGGER = logging.getLogger(__name__)
 _DriverSQL = tuple[str, Callable[[Any], Any]]
 _CHANGES_SQL = "SELECT counter FROM resolution_changes"  # SQLite's (SQLiteReaders.changes)
+# The keys of the counter's moves after one value up to another (SQLiteReaders.changed).
+_CHANGED_SQL = (
+    "SELECT equivalence_key FROM resolution_changed_keys WHERE counter > ? AND counter <= ?"
+)
 
 
 def _driver_sql(query: sa.Select[Any], dialect: sa.Dialect, name: str) -> _DriverSQL:
@@ -367,11 +371,19 @@ class SQLiteReaders:
         self._seen = (header, found[0])
         return found[0]
 
-    def _fetch(self, sql: str, parameters: Any) -> Any:
-        """The first row of ``sql``, on an idle connection of the loop's, through its own
-        cursor (``Connection.execute`` makes a cursor each call). ``sql`` gives one row at
-        most, so that sqlite3 has stepped to its end and reset it: a statement left with rows
-        to give would hold its snapshot, and no checkpoint could pass it."""
+    def changed(self, since: int, until: int) -> list[str] | None:
+        """The keys of the counter's moves after ``since`` up to ``until`` (migration
+        ``resolution_changed_keys``): those whose redirects may have changed meanwhile; None
+        when the table no longer holds every move, or a move has no key (a restore)."""
+        keys = self._fetch(_CHANGED_SQL, (since, until), all_rows=True)
+        return [key for (key,) in keys] if len(keys) == until - since else None
+
+    def _fetch(self, sql: str, parameters: Any, all_rows: bool = False) -> Any:
+        """The first row of ``sql`` (or ``all_rows``), on an idle connection of the loop's,
+        through its own cursor (``Connection.execute`` makes a cursor each call). sqlite3
+        steps ``sql`` to its end and resets it (it gives one row at most, or all are read): a
+        statement left with rows to give would hold its snapshot, and no checkpoint could
+        pass it."""
         try:
             cursor = self._idle.pop()
         except IndexError:  # the first call in this event loop, or more at once than before
@@ -382,7 +394,8 @@ class SQLiteReaders:
             connection.execute(f"PRAGMA mmap_size = {1 << 30}")
             cursor = connection.cursor()
         try:
-            row = cursor.execute(sql, parameters).fetchone()
+            executed = cursor.execute(sql, parameters)
+            row = executed.fetchall() if all_rows else executed.fetchone()
         except BaseException:
             cursor.connection.close()
             raise

@@ -54,6 +54,8 @@ class Store:
     True
     """
 
+    MOST_CHANGED = 1_000  # keys of moves of the change counter asked for at once
+
     def __init__(
         self,
         url: str = DEFAULT_DATABASE_URL,
@@ -207,13 +209,7 @@ class Store:
         manager's cost. In memory, the one shared connection."""
         if self._readers is None:
             return self.resolution_row(key)
-        try:
-            row = self._readers.row(key)
-        except Exception as error:
-            unavailable = self.outages.unavailable(error)
-            if unavailable is None:
-                raise
-            raise unavailable from error
+        row = self._read_fast(self._readers.row, key)
         if self.outages.since is not None:  # the first answer after an outage
             self.outages.answered()
         return row
@@ -225,8 +221,30 @@ class Store:
         (PostgreSQL, in-memory SQLite): a caller then keeps no answer."""
         if self._readers is None:
             return None
+        return self._read_fast(self._readers.changes)
+
+    def resolution_changed(self, since: int, until: int) -> list[str] | None:
+        """The equivalence keys whose redirects may have changed after
+        :meth:`resolution_changes` read ``since`` up to its reading ``until`` (migration
+        ``resolution_changed_keys``); None when that is not known: more than
+        :attr:`MOST_CHANGED` moves (the rest of the database's moves are asked about no
+        further), a move whose keys are no longer held or had none (a restore from backup),
+        no counter at all (PostgreSQL, in-memory SQLite).
+
+        >>> Store("sqlite://").resolution_changed(1, 2) is None
+        True
+        """
+        if self._readers is None or not 0 <= until - since <= self.MOST_CHANGED:
+            return None
+        return self._read_fast(self._readers.changed, since, until)
+
+    def _read_fast(self, read: Callable[..., T], *arguments: object) -> T:
+        """``read(*arguments)``, a read of SQLite's fast path
+        (:class:`~.fast_lookup.SQLiteReaders`), its failure raised as an
+        :class:`~urnkit.resolver.domain.UnavailableError` where it is an outage (counted),
+        without a context manager's cost."""
         try:
-            return self._readers.changes()
+            return read(*arguments)
         except Exception as error:
             unavailable = self.outages.unavailable(error)
             if unavailable is None:
