@@ -60,6 +60,7 @@ import http.client
 import itertools
 import json
 import os
+import random
 import re
 import resource
 import shutil
@@ -69,6 +70,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
@@ -649,8 +651,46 @@ def floor_command(server: str, port: int) -> list[str]:
 KEYS: Final = ("ceiling", "hot", "uniform")
 
 # A system: its name, its port, its CPU seconds so far, its database's (None: no database of
-# its own to count), and whether it has the bare redirect of the ceiling.
-System = tuple[str, int, Callable[[], float], Callable[[], float | None] | None, bool]
+# its own to count), whether it has the bare redirect of the ceiling, and the URL of the
+# database it reads (None: none, a floor).
+System = tuple[str, int, Callable[[], float], Callable[[], float | None] | None, bool, str | None]
+WRITER: Final = "urnkit-bench-writes"  # the application_name of --writes' connection
+
+
+@contextmanager
+def writing(url: str | None, rate: float, urns: int) -> Iterator[list[int]]:
+    """While in the block, ``rate`` records a second of ``url``'s database updated, each drawn
+    from all ``urns`` (its locations written again: what a registrant's correction or a link
+    check does to what servers keep), from a thread of this process, whose CPU no figure
+    counts (on PostgreSQL its backend is not :data:`APPLICATION`'s); the list holds how many
+    so far. Nothing when ``rate`` is 0 or there is no ``url``."""
+    done = [0]
+    if not rate or url is None:
+        yield done
+        return
+    import sqlalchemy as sa
+
+    arguments = {"application_name": WRITER} if url.startswith("postgresql") else {}
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool, connect_args=arguments)
+    statement = sa.text("UPDATE records SET targets = targets WHERE equivalence_key = :key")
+    stop = threading.Event()
+
+    def write() -> None:
+        draw, start = random.Random(SEED + 1), time.monotonic()
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            while not stop.wait(max(0.0, start + done[0] / rate - time.monotonic())):
+                key = f"urn:nbn:{PREFIX}-{draw.randint(1, urns)}"
+                connection.execute(statement, {"key": key})
+                done[0] += 1
+
+    writer = threading.Thread(target=write, name="writes", daemon=True)
+    writer.start()
+    try:
+        yield done
+    finally:
+        stop.set()
+        writer.join()
+        engine.dispose()
 
 
 def build_anchor(directory: Path) -> Path | None:
@@ -688,21 +728,30 @@ def started(name: str, command: Sequence[str], port: int, log: Path) -> Iterator
 
 
 def measure(
-    systems: Sequence[System], settings: LoadSettings, rounds: int, warm: int = 1
+    systems: Sequence[System],
+    settings: LoadSettings,
+    rounds: int,
+    warm: int = 1,
+    modes: Sequence[str] = KEYS,
+    writes: float = 0.0,
 ) -> list[dict[str, Any]]:
-    """Every system under every key mode, ``rounds`` times, the order turned each round, each
-    load after ``warm`` seconds of the same load unmeasured."""
+    """Every system under every key mode of ``modes``, ``rounds`` times, the order turned each
+    round, each load after ``warm`` seconds of the same load unmeasured, ``writes`` records
+    a second of its database updated meanwhile (:func:`writing`)."""
     samples: list[dict[str, Any]] = []
     for number in range(rounds):
         order = systems if number % 2 == 0 else list(reversed(systems))
-        for keys in KEYS:
-            for name, port, server, database, has_ceiling in order:
+        for keys in modes:
+            for name, port, server, database, has_ceiling, url in order:
                 if keys == "ceiling" and not has_ceiling:
                     continue
-                load(port, [], keys, warm, settings)  # warm: the hot set, the caches
-                cpu = server(), database() if database else None
-                measured = load(port, [], keys, settings.seconds, settings)
-                after = server(), database() if database else None
+                with writing(url, writes, settings.urns) as written:
+                    load(port, [], keys, warm, settings)  # warm: the hot set, the caches
+                    cpu = server(), database() if database else None
+                    before = written[0]
+                    measured = load(port, [], keys, settings.seconds, settings)
+                    after = server(), database() if database else None
+                    written_per_second = (written[0] - before) / max(measured.seconds, 1e-9)
                 per = 1e6 / max(measured.requests, 1)
                 samples.append({
                     "system": name, "keys": keys, "round": number + 1,
@@ -711,7 +760,7 @@ def measure(
                     else (after[1] - cpu[1]) * per,
                     "wrk_us": measured.wrk_cpu_us, "rate": measured.rate,
                     "p99_ms": measured.p99_ms, "not_3xx": measured.not_3xx + measured.socket_errors,
-                    "load": os.getloadavg()[0],
+                    "load": os.getloadavg()[0], "writes_per_s": written_per_second,
                 })  # fmt: skip
                 print(json.dumps(samples[-1]), file=sys.stderr, flush=True)
     return samples
@@ -791,7 +840,8 @@ def run(args: argparse.Namespace) -> str:
             port, group = stack.enter_context(serving(url, server, args.workers, log))
             database = functools.partial(postgresql_cpu, url) if kind == "postgresql" else None
             name = f"urnkit serve, {server}, {kind}"
-            systems.append((name, port, functools.partial(_group_seconds, group), database, True))
+            seconds = functools.partial(_group_seconds, group)
+            systems.append((name, port, seconds, database, True, url))
         binary = build_anchor(directory)
         sqlite_file = found.get("sqlite", ("", None))[1]
         if binary is not None and sqlite_file is not None:
@@ -799,16 +849,16 @@ def run(args: argparse.Namespace) -> str:
             command = [str(binary), str(sqlite_file), f"127.0.0.1:{port}"]
             group = stack.enter_context(started("go", command, port, directory / "go.log"))
             seconds = functools.partial(_group_seconds, group)
-            systems.append(("Go anchor, sqlite", port, seconds, None, False))
+            systems.append(("Go anchor, sqlite", port, seconds, None, False, found["sqlite"][0]))
         for server in (floor for floor in args.floors if floor != "none"):
             port = free_port()
             log = directory / f"floor-{server}.log"
             group = stack.enter_context(started(server, floor_command(server, port), port, log))
             seconds = functools.partial(_group_seconds, group)
-            systems.append((f"Python floor, {server}", port, seconds, None, False))
+            systems.append((f"Python floor, {server}", port, seconds, None, False, None))
         settings = LoadSettings(wrk, args.seconds, args.connections, args.threads, args.urns,
                                 directory)  # fmt: skip
-        samples = measure(systems, settings, args.rounds, args.warm)
+        samples = measure(systems, settings, args.rounds, args.warm, args.keys, args.writes)
     if args.json:
         Path(args.json).write_text(json.dumps(samples, indent=1), encoding="utf-8")
     return summary(samples)
@@ -874,6 +924,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="records per import batch"
     )
+    parser.add_argument(
+        "--keys", type=_choices(KEYS), default=list(KEYS), help="ceiling,hot,uniform: the loads"
+    )
+    parser.add_argument(
+        "--writes",
+        type=float,
+        default=0.0,
+        help="records a second updated in the database of the system under load",
+    )
     parser.add_argument("--keep", help="a directory to keep the SQLite database in, and reuse")
     parser.add_argument("--json", metavar="OUT", help="also write every sample to OUT")
     args = parser.parse_args(argv)
@@ -881,10 +940,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--urns, --seconds, --connections, --threads and --rounds must be >= 1")
     if args.workers != "auto" and not (args.workers.isdigit() and int(args.workers) >= 1):
         parser.error("--workers must be auto or a whole number >= 1")
+    if args.writes < 0:
+        parser.error("--writes must be >= 0")
     if args.connections < args.threads or args.batch_size < 1:
         parser.error("need --connections >= --threads and --batch-size >= 1")
     try:
-        print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs")
+        writes = f", {args.writes:g} records updated a second" if args.writes else ""
+        print(
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs{writes}"
+        )
         print(run(args))
     except BenchmarkError as error:
         print(f"resolve_bench: {error}", file=sys.stderr)

@@ -10,6 +10,9 @@ import http.client
 import os
 import shutil
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -44,18 +47,61 @@ def test_the_rounds_alternate_the_systems_and_the_ceiling_is_urnkits_only(
             loaded.append((port, keys))
         return resolve_bench.Load(100, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0, 0, None, 5.0)
 
+    @contextmanager
+    def writing(url: str | None, rate: float, urns: int) -> Iterator[list[int]]:
+        written.append((url, rate, urns))
+        yield [0]
+
+    written: list[tuple[str | None, float, int]] = []
     monkeypatch.setattr(resolve_bench, "load", load)
+    monkeypatch.setattr(resolve_bench, "writing", writing)
     systems: list[resolve_bench.System] = [
-        ("urnkit", 1, lambda: 0.0, None, True),
-        ("go", 2, lambda: 0.0, None, False),
+        ("urnkit", 1, lambda: 0.0, None, True, "sqlite:///bench.db"),
+        ("floor", 2, lambda: 0.0, None, False, None),
     ]
     settings = resolve_bench.LoadSettings("wrk", 2, 1, 1, 10, tmp_path)
-    samples = resolve_bench.measure(systems, settings, 2)
+    samples = resolve_bench.measure(systems, settings, 2, writes=3.0)
     assert loaded == [
         (1, "ceiling"), (1, "hot"), (2, "hot"), (1, "uniform"), (2, "uniform"),
         (1, "ceiling"), (2, "hot"), (1, "hot"), (2, "uniform"), (1, "uniform"),
     ]  # fmt: skip
     assert {sample["wrk_us"] for sample in samples} == {5.0}
+    # Each load writes to the database of the system under it, if it has one.
+    assert written == [("sqlite:///bench.db" if port == 1 else None, 3.0, 10) for port, _ in loaded]
+    loaded.clear()
+    resolve_bench.measure(systems, settings, 1, modes=["uniform"])
+    assert loaded == [(1, "uniform"), (2, "uniform")]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_writes_update_records_of_the_benchmark_from_an_uncounted_connection(
+    kind: str, tmp_path: Path
+) -> None:
+    # The writes move SQLite's change counter, each for a record of the benchmark (migration
+    # resolution_changed_keys); on PostgreSQL, the writer is none of the backends counted.
+    records = tmp_path / "records.ndjson"
+    resolve_bench.write_records(records, 5)
+    with resolve_bench.fresh_database(kind, tmp_path, PG_URL) as url:
+        resolve_bench.prepare(url)
+        resolve_bench.import_records(kind, url, records, 100)
+        engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+        with resolve_bench.writing(url, 200.0, 5) as written:
+            deadline = time.monotonic() + 60
+            while written[0] < 10 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            counted = resolve_bench.backend_ticks(url)
+        assert written[0] >= 10
+        with engine.connect() as connection:
+            if kind == "postgresql":
+                assert counted == {}
+                return
+            keys = connection.exec_driver_sql(
+                "SELECT DISTINCT equivalence_key FROM resolution_changed_keys"
+            ).scalars()
+            assert set(keys) <= {f"urn:nbn:fi:bench-{n}" for n in range(1, 6)}
+            moves = connection.exec_driver_sql("SELECT counter FROM resolution_changes")
+            assert moves.scalar_one() == written[0]
+        engine.dispose()
 
 
 def _answer(port: int, path: str) -> tuple[int, str | None]:
