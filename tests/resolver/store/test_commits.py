@@ -156,3 +156,37 @@ def test_idle_readers_hold_no_snapshot_that_a_checkpoint_must_wait_for(sqlite_st
         busy, _, _ = checkpointer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     checkpointer.close()
     assert busy == 0
+
+
+_ALONE = """
+import sqlite3, subprocess, sys
+from urnkit.resolver.store.commits import CommitHeader
+path = sys.argv[1]
+setup = sqlite3.connect(path, isolation_level=None)
+setup.execute("PRAGMA journal_mode = wal")
+setup.execute("CREATE TABLE t (x)")
+header = CommitHeader(lambda: sqlite3.connect(path))
+before = header.read()
+setup.close()  # the header's own connection is the process's last
+commit = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()"
+subprocess.run([sys.executable, "-c", commit, path, "INSERT INTO t VALUES (1)"], check=True)
+after = header.read()
+print(before is not None and after is not None and after != before)
+"""
+
+
+def test_the_header_follows_commits_when_its_connection_is_the_last_one_open(
+    tmp_path: Path,
+) -> None:
+    # The last connection to close deletes the -shm file, and SQLite cuts it to 3 bytes when
+    # a process opens the database and no connection anywhere holds its lock on that file
+    # (os_unix.c, unixLockSharedMemory): the header's own connection, kept open, keeps the
+    # file mapped the one every writer writes, and whole (a map read past the end of a file
+    # cut short would end the process with SIGBUS).
+    done = subprocess.run(
+        [sys.executable, "-c", _ALONE, str(tmp_path / "alone.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "True"), done.stderr

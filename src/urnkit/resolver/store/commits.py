@@ -9,14 +9,18 @@ counter (``https://www.sqlite.org/walformat.html``, "The WAL-Index Header"). Tho
 they were when a value was read stand for every commit before it: while they read the same,
 nothing was committed since, and the value holds.
 
-The header is read with ``pread`` (a file truncated under a memory map would kill the
-process). SQLite deletes the ``-shm`` file when the last connection to the database closes,
-and the next one makes a new file: :class:`CommitHeader` keeps a connection of its own open
-while it reads, so the file it reads is the one every writer writes.
+SQLite deletes the ``-shm`` file when the last connection to the database closes, and the
+next one makes a new file: :class:`CommitHeader` keeps a connection of its own open while it
+reads, so the file it reads is the one every writer writes. The header is read from a memory
+map of the file, without a system call: reading a map past the end of a file that was cut
+short would kill the process, and SQLite cuts the file short only when it is the first to
+open it, when no process holds the lock that every open connection holds on it
+(``unixLockSharedMemory`` in SQLite's ``os_unix.c``): the connection kept open holds it here.
 """
 
 from __future__ import annotations
 
+import mmap
 import os
 from collections.abc import Callable
 from typing import Any
@@ -45,7 +49,7 @@ class CommitHeader:
     def __init__(self, connect: Callable[[], Any]) -> None:
         self._connect = connect
         self._connection: Any = None
-        self._file: int | None = None
+        self._map: mmap.mmap | None = None  # of the header, while the connection is open
         self._opened = False
 
     def read(self) -> bytes | None:
@@ -53,12 +57,10 @@ class CommitHeader:
         database in memory, the file not there): then nothing can be known without a query."""
         if not self._opened:
             self._open()
-        if self._file is None:
+        if self._map is None:
             return None
-        header = os.pread(self._file, HEADER_BYTES, 0)
-        if len(header) < HEADER_BYTES or not header[_IS_INIT]:
-            return None
-        return header
+        header = self._map[:HEADER_BYTES]
+        return header if header[_IS_INIT] else None
 
     def _open(self) -> None:
         """The connection kept open and the ``-shm`` file of its database, if in WAL mode;
@@ -69,24 +71,44 @@ class CommitHeader:
             # The main database's file as SQLite opened it ("" in memory).
             path = connection.execute("PRAGMA database_list").fetchall()[0][2]
             connection.execute("SELECT 1 FROM sqlite_master").fetchall()  # opens the index
-            self._file = os.open(f"{path}-shm", os.O_RDONLY) if mode == "wal" and path else None
-        except OSError:  # no such file: not in WAL mode after all
-            self._file = None
+            self._map = _mapped(f"{path}-shm") if mode == "wal" and path else None
         except BaseException:
             connection.close()
             raise
         self._opened = True
-        if self._file is None:
+        if self._map is None:
             connection.close()
         else:
             self._connection = connection
 
     def close(self) -> None:
         """Stop reading; close the file, then the connection."""
-        if self._file is not None:
-            os.close(self._file)
-            self._file = None
+        if self._map is not None:
+            self._map.close()
+            self._map = None
         if self._connection is not None:
             self._connection.close()
             self._connection = None
         self._opened = False
+
+
+def _mapped(path: str) -> mmap.mmap | None:
+    """A read-only memory map of the header of the ``-shm`` file at ``path``; None if the file
+    is not there or shorter than the header (not a wal-index SQLite has written).
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile() as short:
+    ...     _ = short.write(b"abc"); short.flush()
+    ...     _mapped(short.name) is None, _mapped(short.name + "-not-there") is None
+    (True, True)
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except OSError:  # no such file: not in WAL mode after all
+        return None
+    try:
+        if os.fstat(descriptor).st_size < HEADER_BYTES:
+            return None
+        return mmap.mmap(descriptor, HEADER_BYTES, access=mmap.ACCESS_READ)
+    finally:
+        os.close(descriptor)  # the map holds the file open
