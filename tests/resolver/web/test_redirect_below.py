@@ -257,12 +257,20 @@ def test_a_client_gone_before_its_answer_leaves_the_server_answering(served: Ser
 
 
 def test_headers_that_fail_below_leave_the_answer_to_the_application(served: Served) -> None:
-    # RFC 8458 §4.4: the client still gets its redirect, counted once, from the application.
-    urn = "urn:nbn:fi:test-failing-headers-1"
+    # RFC 8458 §4.4: the client still gets its redirect, counted once, from the application,
+    # in /metrics and in the statistics of its prefix (this test's alone).
+    prefix = "fi:test:failhead"
+    urn, later = f"urn:nbn:{prefix}-test-failing-headers-1", f"urn:nbn:{prefix}-later"
     served.put(urn, "https://example.org/failing-headers")
+    served.put(later, "https://example.org/later")
     metrics, before = resolutions(served), served.below()
     answer = served.raw("GET", urn)
     assert answer.startswith(b"HTTP/1.1 302 Found\r\n")
     assert b"\r\nlocation: https://example.org/failing-headers\r\n" in answer
     assert served.below() == before
     assert resolutions(served) == metrics + 1
+    # A resolution counted after it: once a flush holds this one, it holds the one before.
+    served.raw("GET", later)
+    assert served.below() == before + 1
+    wait_for(lambda: counted(served, prefix) >= 2, f"the statistics of {prefix} flushed")
+    assert counted(served, prefix) == 2

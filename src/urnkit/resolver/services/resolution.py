@@ -272,9 +272,9 @@ class ResolutionService:
         """The redirect :meth:`resolve_async` gives for ``text`` when the services keep it
         (a record's, its locations not restricted to networks), found without waiting: kept,
         or read on the caller's thread from SQLite (the change counter is read here first);
-        counted. None for every other answer, and where nothing is kept (PostgreSQL,
-        in-memory SQLite): the caller asks :meth:`resolve_async`. For a server's answer made
-        below the application.
+        not counted: the caller counts the answer it gives (:meth:`count`). None for every
+        other answer, and where nothing is kept (PostgreSQL, in-memory SQLite): the caller
+        asks :meth:`resolve_async`. For a server's answer made below the application.
 
         >>> from urnkit.resolver.services import Services
         >>> Services(Store("sqlite://")).resolution.redirect_now("urn:nbn:fi-1") is None
@@ -283,7 +283,7 @@ class ResolutionService:
         changes = self.store.resolution_changes()
         if changes is None:
             return None
-        kept = self._kept(text, changes)
+        kept = self.kept.get(text, changes)
         if kept is not None:
             return kept
         try:
@@ -297,13 +297,13 @@ class ResolutionService:
         redirect = self._redirect(urn, key, row, kept=True)
         if redirect is None:
             return None
-        self.tally.add(row[3])
         return self._keep(text, changes, redirect)
 
     def redirect_then(self, text: str, then: Callable[[Resolution | None], None]) -> bool:
         """Look ``text`` up for the redirect :meth:`resolve_async` gives, where lookups are
         batched (PostgreSQL: :meth:`~urnkit.resolver.store.Store.resolution_row_then`), and
-        call ``then`` on the event loop with it, counted; or with None for every other answer,
+        call ``then`` on the event loop with it, not counted (:meth:`count`); or with None for
+        every other answer,
         a failed lookup included: the caller then asks :meth:`resolve_async`. False, and
         ``then`` never called, where the lookup is not made so (the text no URN; SQLite:
         :meth:`redirect_now`). For a server's answer made below the application.
@@ -326,11 +326,24 @@ class ResolutionService:
                 redirect = self._redirect(urn, key, row)
             except Exception:  # the application meets it again, and answers it
                 redirect = None
-            if redirect is not None:
-                self.tally.add(row[3])
             then(redirect)
 
         return self.store.resolution_row_then(key, found)
+
+    def count(self, answer: Resolution) -> None:
+        """Count ``answer``, a record's redirect from :meth:`redirect_now` or
+        :meth:`redirect_then`, once it is given (RFC 8458 §4.4: the statistics count every
+        resolution, whichever path answers it; one the application ends up answering, it
+        counts itself).
+
+        >>> from urnkit.resolver.services import Services
+        >>> services = Services(Store("sqlite://"))
+        >>> answer = Resolution("redirect", parse_urn("urn:nbn:fi-1"), prefix="fi")
+        >>> services.resolution.count(answer)
+        >>> [(prefix, count) for prefix, _, count in services.resolution.tally.take()]
+        [('fi', 1)]
+        """
+        self.tally.add(answer.prefix)
 
     def _kept(self, text: str, changes: int | None) -> Resolution | None:
         """The redirect kept for ``text`` while the counter reads ``changes``, counted."""

@@ -132,6 +132,7 @@ class KeptAnswers:
             head = self.kept.encoded(urn, found, str(base[0]), host, base[1])
         except Exception:
             return None
+        self.services.resolution.count(found)
         self.metrics.resolved("redirect")
         identifier = request_id(headers)
         if self.log is not None:
