@@ -6,6 +6,8 @@ is a query."""
 
 from __future__ import annotations
 
+import errno
+import mmap
 import sqlite3
 import subprocess
 import sys
@@ -190,3 +192,27 @@ def test_the_header_follows_commits_when_its_connection_is_the_last_one_open(
         timeout=60,
     )
     assert (done.returncode, done.stdout.strip()) == (0, "True"), done.stderr
+
+
+def test_a_header_that_cannot_be_mapped_leaves_every_read_to_a_query(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A file system that maps no file (mmap's ENODEV): the counter is read by a query each time.
+    def unmappable(*args: object, **kwargs: object) -> object:
+        raise OSError(errno.ENODEV, "no memory map here")
+
+    monkeypatch.setattr(mmap, "mmap", unmappable)
+    with fresh_database("sqlite", tmp_path) as url:
+        store = Store(url)
+        store.upgrade()
+        path = store.engine.url.database
+        assert path is not None
+        try:
+            header = CommitHeader(lambda: sqlite3.connect(path))
+            assert header.read() is None
+            header.close()
+            assert store.resolution_changes() == _counter(path)
+            _commit(path, _MOVE)
+            assert store.resolution_changes() == _counter(path)
+        finally:
+            store.close()

@@ -303,10 +303,10 @@ class ResolutionService:
         """Look ``text`` up for the redirect :meth:`resolve_async` gives, where lookups are
         batched (PostgreSQL: :meth:`~urnkit.resolver.store.Store.resolution_row_then`), and
         call ``then`` on the event loop with it, not counted (:meth:`count`); or with None for
-        every other answer,
-        a failed lookup included: the caller then asks :meth:`resolve_async`. False, and
-        ``then`` never called, where the lookup is not made so (the text no URN; SQLite:
-        :meth:`redirect_now`). For a server's answer made below the application.
+        every other answer, a failed lookup included: the caller then asks
+        :meth:`resolve_async`. False, and ``then`` never called, where the lookup is not made
+        so (the text no URN; SQLite: :meth:`redirect_now`). For a server's answer made below
+        the application.
 
         >>> from urnkit.resolver.services import Services
         >>> Services(Store("sqlite://")).resolution.redirect_then("urn:nbn:fi-1", print)

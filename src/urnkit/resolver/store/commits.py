@@ -82,7 +82,7 @@ class CommitHeader:
             self._connection = connection
 
     def close(self) -> None:
-        """Stop reading; close the file, then the connection."""
+        """Stop reading; close the map, then the connection."""
         if self._map is not None:
             self._map.close()
             self._map = None
@@ -94,7 +94,8 @@ class CommitHeader:
 
 def _mapped(path: str) -> mmap.mmap | None:
     """A read-only memory map of the header of the ``-shm`` file at ``path``; None if the file
-    is not there or shorter than the header (not a wal-index SQLite has written).
+    is not there, is shorter than the header (not a wal-index SQLite has written) or cannot be
+    mapped.
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile() as short:
@@ -110,5 +111,7 @@ def _mapped(path: str) -> mmap.mmap | None:
         if os.fstat(descriptor).st_size < HEADER_BYTES:
             return None
         return mmap.mmap(descriptor, HEADER_BYTES, access=mmap.ACCESS_READ)
+    except OSError:  # a file system that maps no file: every read is then a query
+        return None
     finally:
         os.close(descriptor)  # the map holds the file open
