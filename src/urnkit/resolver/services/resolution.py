@@ -180,6 +180,28 @@ class KeptRedirects:
         self._texts.clear()
 
 
+def _redirect(urn: URN, key: str, row: ResolutionRow, kept: bool = False) -> Resolution | None:
+    """The redirect to an active record's best location not known broken, ``kept`` or not;
+    None when the answer needs the whole record (no such location, or deactivated)."""
+    status, targets, predecessors, prefix, _ = row
+    if status == "active" and targets is not None:
+        alternates, media_types = read_targets(targets)
+        if urn.q_component:
+            alternates = tuple(with_q_component(url, urn.q_component) for url in alternates)
+        return Resolution(
+            "redirect",
+            urn,
+            alternates[0],
+            key,
+            alternates=alternates,
+            media_types=media_types,
+            predecessors=() if predecessors is None else tuple(predecessors.split("\n")),
+            prefix=prefix,
+            kept=kept,
+        )
+    return None
+
+
 class ResolutionService:
     """Resolves URNs over a store: registered ones by their ``records``, others by
     ``forwarding``. Each resolution of a registered URN counts into ``tally`` (flushed to the
@@ -226,7 +248,7 @@ class ResolutionService:
             if not self.networks.fresh():
                 self.networks.load()
             row = self._routed(row, client)
-        redirect = self._redirect(urn, key, row)
+        redirect = _redirect(urn, key, row)
         if redirect is None:
             return self._from_record(urn, key, row, client)
         return redirect if row[4] is None else replace(redirect, routed=True)
@@ -261,7 +283,7 @@ class ResolutionService:
             if not self.networks.fresh():
                 await asyncio.to_thread(self.networks.load)
             row = self._routed(row, client)
-        redirect = self._redirect(urn, key, row, changes is not None and row[4] is None)
+        redirect = _redirect(urn, key, row, changes is not None and row[4] is None)
         if redirect is None:
             return await asyncio.to_thread(self._from_record, urn, key, row, client)
         if row[4] is not None:
@@ -294,7 +316,7 @@ class ResolutionService:
         row = self.store.resolution_row_now(key)
         if row is None or row[4] is not None:
             return None
-        redirect = self._redirect(urn, key, row, kept=True)
+        redirect = _redirect(urn, key, row, kept=True)
         if redirect is None:
             return None
         return self._keep(text, changes, redirect)
@@ -323,7 +345,7 @@ class ResolutionService:
                 then(None)
                 return
             try:
-                redirect = self._redirect(urn, key, row)
+                redirect = _redirect(urn, key, row)
             except Exception:  # the application meets it again, and answers it
                 redirect = None
             then(redirect)
@@ -499,28 +521,6 @@ class ResolutionService:
         assert restricted is not None
         usable = self.networks.usable(restricted, client_address(client))
         return status, "\n".join(usable) or None, predecessors, prefix, restricted
-
-    @staticmethod
-    def _redirect(urn: URN, key: str, row: ResolutionRow, kept: bool = False) -> Resolution | None:
-        """The redirect to an active record's best location not known broken, ``kept`` or not;
-        None when the answer needs the whole record (no such location, or deactivated)."""
-        status, targets, predecessors, prefix, _ = row
-        if status == "active" and targets is not None:
-            alternates, media_types = read_targets(targets)
-            if urn.q_component:
-                alternates = tuple(with_q_component(url, urn.q_component) for url in alternates)
-            return Resolution(
-                "redirect",
-                urn,
-                alternates[0],
-                key,
-                alternates=alternates,
-                media_types=media_types,
-                predecessors=() if predecessors is None else tuple(predecessors.split("\n")),
-                prefix=prefix,
-                kept=kept,
-            )
-        return None
 
     def _from_record(
         self, urn: URN, key: str, row: ResolutionRow, client: str | None
