@@ -371,7 +371,7 @@ class ResolutionService:
         """The redirect kept for ``text`` while the counter reads ``changes``, counted."""
         kept = self.kept.get(text, changes)
         if kept is not None:
-            self.tally.add(kept.prefix)
+            self.count(kept)
         return kept
 
     def _keep(self, text: str, changes: int | None, redirect: Resolution) -> Resolution:

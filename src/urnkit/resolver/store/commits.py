@@ -54,7 +54,8 @@ class CommitHeader:
 
     def read(self) -> bytes | None:
         """The header as it reads now; None where it cannot be read (not in WAL mode, a
-        database in memory, the file not there): then nothing can be known without a query."""
+        database in memory, the file not there or not mappable): then nothing can be known
+        without a query."""
         if not self._opened:
             self._open()
         if self._map is None:
