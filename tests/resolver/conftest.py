@@ -20,6 +20,7 @@ import pytest
 from oai_support import Upstream
 from resolver_support import (
     DATABASES,
+    LEAST_HASHING,
     Resolver,
     Server,
     fresh_database,
@@ -150,6 +151,15 @@ def _local_fetches() -> None:
     os.environ["URNKIT_FETCH_ALLOWED_NETWORKS"] = LOCAL_NETWORK
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _least_password_hashing() -> None:
+    """The ``urnkit`` commands and servers the tests start hash staff passwords at the least
+    cost the settings take (:data:`resolver_support.LEAST_HASHING`)."""
+    os.environ["URNKIT_PASSWORD_MEMORY_KIB"] = str(LEAST_HASHING.memory_kib)
+    os.environ["URNKIT_PASSWORD_PASSES"] = str(LEAST_HASHING.passes)
+    os.environ["URNKIT_PASSWORD_LANES"] = str(LEAST_HASHING.lanes)
+
+
 @pytest.fixture
 def server_database(resolver: Resolver) -> Iterator[Store]:
     """The running resolver's database, to set up what no API writes (link states)."""
@@ -162,9 +172,9 @@ def server_database(resolver: Resolver) -> Iterator[Store]:
 def services(database_url: str) -> Iterator[Services]:
     """The services on a new, empty database (``who`` gives it the schema and its callers),
     counting the records by status afresh each time (``statistics_cache``: 0), fetching from
-    the tests' sites on 127.0.0.1 (:data:`LOCAL`)."""
+    the tests' sites on 127.0.0.1 (:data:`LOCAL`), hashing passwords at the least cost."""
     store = Store(database_url)
-    yield Services(store, statistics_cache=0, fetch_guard=LOCAL)
+    yield Services(store, statistics_cache=0, fetch_guard=LOCAL, password_hashing=LEAST_HASHING)
     store.close()
 
 

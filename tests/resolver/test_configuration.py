@@ -116,6 +116,10 @@ def test_config_names_a_file_elsewhere(tmp_path: Path) -> None:
             "fetch_allowed_networks: 'intranet' is not an IP address or network",
         ),
         ("harvest_max_bytes = 0\n", "harvest_max_bytes and harvest_timeout must be 1 or more"),
+        (  # docs/staff.md, "Password hashing"
+            "password_memory_kib = 8192\n",
+            "password_memory_kib times password_passes must be 35840 or more, not 24576",
+        ),
         ("port = \n", "not TOML: Invalid value (at line 1, column 8)"),
     ],
 )

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from urnkit.resolver.domain.accounts import DEFAULT_HASHING, PasswordHashing
 from urnkit.resolver.domain.networks import HEADER_FORMS, listed_networks
 from urnkit.resolver.domain.versions import web_archives
 from urnkit.resolver.services.discovery import parse_nameserver
@@ -106,6 +107,11 @@ class Settings:
     staff_sign_in_attempts: int = 5
     staff_sign_in_backoff_seconds: int = 1
     staff_sign_in_longest_minutes: int = 15
+    # What hashing a staff password costs (argon2id, RFC 9106; domain/accounts.py): KiB of
+    # memory, passes over it and lanes; RFC 9106 §4's second recommended option by default.
+    password_memory_kib: int = DEFAULT_HASHING.memory_kib
+    password_passes: int = DEFAULT_HASHING.passes
+    password_lanes: int = DEFAULT_HASHING.lanes
     # Web archives whose copies a record offers when every location of it is broken: URL
     # templates separated by spaces, {url} the location's URL, {datetime} the 14 digits of
     # when it was last seen working (docs/resolution.md, "Time travel"); none by default.
@@ -156,7 +162,18 @@ class Settings:
             )
         listed_networks("fetch_allowed_networks", self.fetch_allowed_networks)
         web_archives(self.web_archives)  # a ValueError naming the template
+        self.password_hashing()  # a ValueError naming the setting
         return self
+
+    def password_hashing(self) -> PasswordHashing:
+        """The cost of hashing a staff password these settings ask for.
+
+        >>> Settings(password_memory_kib=8192).password_hashing()
+        Traceback (most recent call last):
+        ...
+        ValueError: password_memory_kib times password_passes must be 35840 or more, not 24576
+        """
+        return PasswordHashing(self.password_memory_kib, self.password_passes, self.password_lanes)
 
     def environment(self) -> dict[str, str]:
         """These settings as ``URNKIT_*`` variables: what ``urnkit serve`` hands its workers.

@@ -17,12 +17,13 @@ from urnkit.resolver.domain import (
     Account,
     ForbiddenError,
     NotFoundError,
+    PasswordHashing,
     SignInLimits,
     TooManyAttemptsError,
     UnauthenticatedError,
 )
 from urnkit.resolver.services import Services
-from urnkit.resolver.services.accounts import ADMIN
+from urnkit.resolver.services.accounts import ADMIN, AccountService
 from urnkit.resolver.store import now
 
 # Back-off from the third failure in a row, an hour first: no test waits it out.
@@ -159,3 +160,26 @@ def test_an_admin_ends_an_accounts_sessions_and_disabling_ends_them(
     services.accounts.set_disabled(who.admin, account.id, disabled=True)
     services.accounts.set_disabled(who.admin, account.id, disabled=False)
     assert services.accounts.session_account(session) is None  # enabling revives none
+
+
+def _costs(services: Services, name: str) -> str:
+    """The costs the account's stored hash names (RFC 9106's m, t and p)."""
+    with services.store.snapshot() as tx:
+        found = tx.accounts.by_name(name)
+    assert found is not None
+    return found[1].split("$")[3]
+
+
+def test_a_hash_of_other_costs_signs_in_and_is_made_again_at_these(
+    services: Services, who: Principals
+) -> None:
+    # docs/staff.md, "Password hashing": a change of the costs locks nobody out.
+    account, password = _account(services)
+    assert _costs(services, account.name) == "m=7168,t=5,p=1"  # resolver_support.LEAST_HASHING
+    raised = AccountService(services.store, PasswordHashing(memory_kib=8192, passes=5, lanes=2))
+    raised.authenticate(account.name, password, "192.0.2.1")
+    assert _costs(services, account.name) == "m=8192,t=5,p=2"
+    services.accounts.authenticate(account.name, password, "192.0.2.1")
+    assert _costs(services, account.name) == "m=7168,t=5,p=1"
+    with pytest.raises(UnauthenticatedError):
+        raised.authenticate(account.name, "a wrong password", "192.0.2.1")

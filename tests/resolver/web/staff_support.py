@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
-from resolver_support import Resolver
+from resolver_support import LEAST_HASHING, Resolver
 
 from urnkit.resolver.services.accounts import ADMIN, AccountService
 from urnkit.resolver.store import Store
@@ -39,7 +39,7 @@ def create_user(resolver: Resolver, organisation: str, role: str) -> tuple[str, 
     name = f"user-{secrets.token_hex(4)}"
     store = Store(resolver.database_url)
     try:
-        _, password = AccountService(store).create(ADMIN, organisation, name, role)
+        _, password = AccountService(store, LEAST_HASHING).create(ADMIN, organisation, name, role)
     finally:
         store.close()
     return name, password

@@ -17,7 +17,15 @@ from dataclasses import dataclass
 import httpx
 import pytest
 from replication_support import Replication, replication
-from resolver_support import BROWSER, Server, assert_problem, register, set_up_resolver, wait_for
+from resolver_support import (
+    BROWSER,
+    LEAST_HASHING,
+    Server,
+    assert_problem,
+    register,
+    set_up_resolver,
+    wait_for,
+)
 
 from urnkit.resolver.domain import NotFoundError, parse_urn
 from urnkit.resolver.services import Services
@@ -136,7 +144,8 @@ def _signed_in(replicated: Replicated) -> httpx.Client:
     name = "replication-staff"
     store = Store(replicated.primary_url)
     try:
-        _, password = AccountService(store).create(ADMIN, "Test Library", name, "registrant")
+        accounts = AccountService(store, LEAST_HASHING)
+        _, password = accounts.create(ADMIN, "Test Library", name, "registrant")
     finally:
         store.close()
     client = httpx.Client(base_url=replicated.server.base_url, timeout=30)

@@ -83,6 +83,7 @@ def services_for(args: argparse.Namespace, *, upgrade: bool = False) -> Services
         fetch_guard=FetchGuard.from_setting(settings.fetch_allowed_networks),
         harvest_bounds=Bounds(settings.harvest_max_bytes, settings.harvest_timeout),
         web_archives=web_archives(settings.web_archives),
+        password_hashing=settings.password_hashing(),
     )
 
 

@@ -40,7 +40,9 @@ from urnkit.resolver.domain.acceptance import (
     violations,
 )
 from urnkit.resolver.domain.accounts import (
+    DEFAULT_HASHING,
     Account,
+    PasswordHashing,
     SignInLimits,
     TooManyAttemptsError,
     check_password,
@@ -153,6 +155,7 @@ __all__ = [
     "ASSIGNED_NAME_PATTERN",
     "BASE32",
     "COUNTRY_PATTERN",
+    "DEFAULT_HASHING",
     "DNB_COUNTRIES",
     "FAILURES_TO_BREAK",
     "GENERATORS",
@@ -183,6 +186,7 @@ __all__ = [
     "Network",
     "NotAcceptableError",
     "NotFoundError",
+    "PasswordHashing",
     "PastedURNError",
     "Principal",
     "Reader",

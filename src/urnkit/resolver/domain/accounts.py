@@ -86,6 +86,54 @@ class SignInLimits:
         return timedelta(seconds=min(seconds, self.longest.total_seconds()))
 
 
+# The least work a password's hash may ask for, in KiB of memory times passes over it: the
+# weakest of the argon2id configurations of one lane that OWASP's Password Storage Cheat Sheet
+# recommends as equally strong (46 MiB and 1 pass down to 7 MiB and 5 passes).
+LEAST_HASHING_WORK = 7 * 1024 * 5
+LARGEST_ARGON2 = 2**32 - 1  # RFC 9106 §3.1: memory and passes are 32-bit numbers
+
+
+@dataclass(frozen=True, slots=True)
+class PasswordHashing:
+    """What an argon2id hash of a password costs (RFC 9106): ``memory_kib`` KiB, filled
+    ``passes`` times, in ``lanes`` lanes computed side by side. The default is RFC 9106 §4's
+    second recommended option, for machines without 2 GiB to spare a sign-in. Every hash
+    names its own costs, so hashes made with others still verify, and are made again with
+    these at their account's next sign-in. A :class:`ValueError` says which costs RFC 9106
+    §3.1 refuses, or that they ask for less work than :data:`LEAST_HASHING_WORK`.
+
+    >>> PasswordHashing(memory_kib=7168, passes=5, lanes=1).memory_kib
+    7168
+    >>> PasswordHashing(memory_kib=8192, passes=2, lanes=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: password_memory_kib times password_passes must be 35840 or more, not 16384
+    """
+
+    memory_kib: int = 64 * 1024
+    passes: int = 3
+    lanes: int = 4
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.lanes < 2**24:
+            raise ValueError(f"password_lanes must be 1 to {2**24 - 1}, not {self.lanes}")
+        if not 8 * self.lanes <= self.memory_kib <= LARGEST_ARGON2:
+            raise ValueError(
+                f"password_memory_kib must be 8 times password_lanes ({8 * self.lanes}) to "
+                f"{LARGEST_ARGON2}, not {self.memory_kib}"
+            )
+        if not 1 <= self.passes <= LARGEST_ARGON2:
+            raise ValueError(f"password_passes must be 1 to {LARGEST_ARGON2}, not {self.passes}")
+        if self.memory_kib * self.passes < LEAST_HASHING_WORK:
+            raise ValueError(
+                f"password_memory_kib times password_passes must be {LEAST_HASHING_WORK} or more, "
+                f"not {self.memory_kib * self.passes}"
+            )
+
+
+DEFAULT_HASHING = PasswordHashing()  # RFC 9106 §4's second recommended option
+
+
 def name_key(name: str) -> str:
     """What makes two user names the same account: their case-folded NFKC form."""
     return unicodedata.normalize("NFKC", name).casefold()

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from urnkit.resolver.domain import DEFAULT_HASHING, PasswordHashing
 from urnkit.resolver.services.access import AccessService
 from urnkit.resolver.services.accounts import AccountService
 from urnkit.resolver.services.admin import AdminService
@@ -65,7 +66,8 @@ class Services:
     ``overview.flush_statistics`` writes to the database. Link checking, harvesting and the
     forwarding table's health checks connect where ``fetch_guard`` allows (by default: the
     public internet alone); each answer to a harvest is within ``harvest_bounds``. A record whose
-    locations are all broken offers their copies in the ``web_archives`` (URL templates)."""
+    locations are all broken offers their copies in the ``web_archives`` (URL templates). Staff
+    passwords are hashed at the cost ``password_hashing``."""
 
     def __init__(
         self,
@@ -76,6 +78,7 @@ class Services:
         fetch_guard: FetchGuard | None = None,
         harvest_bounds: Bounds | None = None,
         web_archives: Sequence[str] = (),
+        password_hashing: PasswordHashing = DEFAULT_HASHING,
     ) -> None:
         self.store = store
         guard = fetch_guard or FetchGuard()
@@ -90,7 +93,7 @@ class Services:
             store, self.records, self.forwarding, tally, self.networks, self.time_travel
         )
         self.admin = AdminService(store)
-        self.accounts = AccountService(store)
+        self.accounts = AccountService(store, password_hashing)
         self.transfer = TransferService(store, self.records)
         self.uploads = UploadService(store, self.records)
         self.overview = OverviewService(store, self.records, tally, statistics_cache)

@@ -22,7 +22,6 @@ True
 
 from __future__ import annotations
 
-import functools
 import math
 import secrets
 from datetime import datetime, timedelta
@@ -31,11 +30,13 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from urnkit.resolver.domain import (
+    DEFAULT_HASHING,
     ROLES,
     Account,
     ConflictError,
     ForbiddenError,
     NotFoundError,
+    PasswordHashing,
     Principal,
     SignInLimits,
     TooManyAttemptsError,
@@ -49,18 +50,9 @@ from urnkit.resolver.domain.accounts import LONGEST_USER_NAME
 from urnkit.resolver.services.admin import organisation_id
 from urnkit.resolver.store import Store, now
 
-# argon2-cffi's defaults (RFC 9106 §4's second recommendation: argon2id, 64 MiB, 3 passes).
-_HASHER = PasswordHasher()
 ADMIN = Principal("command line", "admin", 0)  # the operator: every right of an admin
 LIMITS = SignInLimits()  # unless the settings say otherwise
 SESSION_SECRET = "staff-sessions"  # the name of the sessions' signing key in the database
-
-
-@functools.cache
-def _decoy() -> str:
-    """The hash verified when no account has the name, so that a sign-in takes as long either
-    way; made at the first such sign-in rather than by every process that imports this."""
-    return _HASHER.hash(secrets.token_urlsafe(16))
 
 
 def one_time_password() -> str:
@@ -73,10 +65,28 @@ def one_time_password() -> str:
 
 
 class AccountService:
-    """Staff accounts, their sign-in and their passwords."""
+    """Staff accounts, their sign-in and their passwords, hashed at the cost ``hashing``."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, hashing: PasswordHashing = DEFAULT_HASHING) -> None:
         self.store = store
+        self._hasher = PasswordHasher(
+            time_cost=hashing.passes, memory_cost=hashing.memory_kib, parallelism=hashing.lanes
+        )
+        self._decoy = ""
+
+    def _decoy_hash(self) -> str:
+        """The hash verified when no account has the name, so that a sign-in takes as long
+        either way; made at the first such sign-in rather than by every process."""
+        if not self._decoy:
+            self._decoy = self._hasher.hash(secrets.token_urlsafe(16))
+        return self._decoy
+
+    def _verified(self, stored: str, password: str) -> bool:
+        """Whether ``password`` is the one ``stored`` (an argon2 hash) was made of."""
+        try:
+            return self._hasher.verify(stored, password)
+        except (VerificationError, InvalidHashError):
+            return False
 
     def create(
         self, principal: Principal, organisation: str, name: str, role: str = "registrant"
@@ -90,7 +100,7 @@ class AccountService:
         password = one_time_password()
         with self.store.transaction() as tx:
             holder_id = organisation_id(tx, organisation)
-            account_id = tx.accounts.create(holder_id, name, role, _HASHER.hash(password))
+            account_id = tx.accounts.create(holder_id, name, role, self._hasher.hash(password))
             if account_id is None:
                 raise ConflictError(f"an account called {name!r} exists", field="username")
             account = tx.accounts.get(account_id)
@@ -117,17 +127,17 @@ class AccountService:
             found = tx.accounts.by_name(name) if possible else None
         if waiting is not None:
             raise _wait_until(waiting)
-        account, stored = found if found is not None else (None, _decoy())
-        if not _verified(stored, password) or account is None or account.disabled:
+        account, stored = found if found is not None else (None, self._decoy_hash())
+        if not self._verified(stored, password) or account is None or account.disabled:
             raise UnauthenticatedError(
                 "the user name or the password is wrong, or the account is disabled",
                 field="password",
             )
         with self.store.transaction() as tx:
             tx.accounts.succeed(subject)
-            if _HASHER.check_needs_rehash(stored):
+            if self._hasher.check_needs_rehash(stored):
                 tx.accounts.set_password(
-                    account.id, _HASHER.hash(password), account.must_change_password
+                    account.id, self._hasher.hash(password), account.must_change_password
                 )
                 account = tx.accounts.get(account.id) or account
         return account
@@ -164,7 +174,7 @@ class AccountService:
         again."""
         with self.store.snapshot() as tx:
             found = tx.accounts.by_name(account.name)
-        if found is None or not _verified(found[1], current):
+        if found is None or not self._verified(found[1], current):
             raise UnauthenticatedError("the current password is wrong", field="current")
         check_password(new, field="new")
         if new == current:
@@ -172,7 +182,7 @@ class AccountService:
                 "the new password must differ from the current one", field="new"
             )
         with self.store.transaction() as tx:
-            tx.accounts.set_password(account.id, _HASHER.hash(new), must_change=False)
+            tx.accounts.set_password(account.id, self._hasher.hash(new), must_change=False)
             tx.accounts.end_sessions(account.id)
             changed = tx.accounts.get(account.id)
         assert changed is not None
@@ -244,11 +254,3 @@ def _possible_user_name(name: str) -> bool:
     except UnacceptableError:
         return False
     return True
-
-
-def _verified(stored: str, password: str) -> bool:
-    """Whether ``password`` is the one ``stored`` (an argon2 hash) was made of."""
-    try:
-        return _HASHER.verify(stored, password)
-    except (VerificationError, InvalidHashError):
-        return False

@@ -211,6 +211,7 @@ def app_from_environment() -> ASGIApp:
             FetchGuard.from_setting(settings.fetch_allowed_networks),
             Bounds(settings.harvest_max_bytes, settings.harvest_timeout),
             web_archives(settings.web_archives),
+            settings.password_hashing(),
         ),
         settings.statistics_interval,
         CachePolicy.from_settings(settings),
