@@ -29,6 +29,7 @@ from urnkit.resolver.web.languages import LANGUAGES
 
 WIDTHS = (1280, 768, 390, 320)  # CSS pixels: a desktop, a tablet, a phone, a small phone
 AUDITED = (1280, 390)  # the widths axe audits at
+LD_JSON = "application/ld+json"  # a data block
 LONG = "a-long-name-without-any-space-" * 4  # wraps or it overflows a phone
 
 
@@ -143,17 +144,31 @@ def sign_in(browser: Chrome, resolver: Resolver) -> None:
         WebDriverWait(browser, 30).until(at_path(then))
 
 
-def language_links(browser: Chrome, language: str) -> list[str]:
-    """What is wrong with the page's choice of languages: a link per language, each named in
-    its own (WCAG 3.1.2), the page's own marked current."""
-    links = browser.find_elements(By.CSS_SELECTOR, "nav.languages a")
+# The language links' hreflang, lang and aria-current, and the types of the page's scripts,
+# read in one call: each WebDriver call is a round trip.
+PAGE_FACTS = """
+const links = [...document.querySelectorAll('nav.languages a')];
+return {
+  hreflang: links.map((a) => a.getAttribute('hreflang')),
+  lang: links.map((a) => a.getAttribute('lang')),
+  current: links.filter((a) => a.getAttribute('aria-current') === 'page')
+    .map((a) => a.getAttribute('hreflang')),
+  scripts: [...document.scripts].map((s) => s.getAttribute('type')),
+  charts: [...document.querySelectorAll('svg.chart[role=img] title')]
+    .map((t) => t.textContent),
+};
+"""
+
+
+def language_links(facts: dict[str, list[str]], language: str) -> list[str]:
+    """What is wrong with the page's choice of languages (``facts`` of :data:`PAGE_FACTS`): a
+    link per language, each named in its own (WCAG 3.1.2), the page's own marked current."""
     found = []
-    if [a.get_attribute("hreflang") for a in links] != list(LANGUAGES):
+    if facts["hreflang"] != list(LANGUAGES):
         found.append("the language links are not one per language, in order")
-    if [a.get_attribute("lang") for a in links] != list(LANGUAGES):
+    if facts["lang"] != list(LANGUAGES):
         found.append("a language's name is not marked in its own language")
-    current = browser.find_elements(By.CSS_SELECTOR, "nav.languages a[aria-current=page]")
-    if [a.get_attribute("hreflang") for a in current] != [language]:
+    if facts["current"] != [language]:
         found.append(f"the current language is not marked as {language}")
     return found
 
@@ -163,16 +178,13 @@ def check(browser: Chrome, url: str, language: str) -> list[str]:
     browser.get(url)
     assert browser.execute_script("return document.documentElement.lang") == language
     found = [f"in English: {phrase}" for phrase in untranslated(browser, language)]
-    found += language_links(browser, language)
+    facts = browser.execute_script(PAGE_FACTS)
+    found += language_links(facts, language)
     # None needs JavaScript: a script element is at most a data block (HTML §4.12.1.1), the
     # landing page's schema.org JSON-LD.
-    scripts = {s.get_attribute("type") for s in browser.find_elements(By.TAG_NAME, "script")}
-    found += [f"a script of type {kind}" for kind in scripts - {"application/ld+json"}]
+    found += [f"a script of type {kind}" for kind in set(facts["scripts"]) - {LD_JSON}]
     # The statistics' charts are images named in the page's language.
-    charts = browser.find_elements(By.CSS_SELECTOR, "svg.chart[role=img] title")
-    found += [
-        "a chart without a name" for title in charts if not title.get_attribute("textContent")
-    ]
+    found += ["a chart without a name" for title in facts["charts"] if not title]
     for width in WIDTHS:
         at_width(browser, width)
         found += [f"at {width} px: {line}" for line in overflow(browser)]
