@@ -42,7 +42,7 @@ def _file(tmp_path: Path) -> Path:
 
 
 def _stored(database: tuple[str, str]) -> list[str]:
-    exported = urnkit_here("export", *database).splitlines()
+    exported = urnkit_here("export", *database).stdout.splitlines()
     return sorted(json.loads(line)["urn"] for line in exported)
 
 

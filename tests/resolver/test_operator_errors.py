@@ -135,12 +135,11 @@ def _arguments(command: list[str], database: str, tmp_path: Path) -> list[str]:
 @pytest.mark.parametrize("database", BAD_DATABASES.values(), ids=list(BAD_DATABASES))
 @pytest.mark.parametrize("command", COMMANDS.values(), ids=list(COMMANDS))
 def test_a_database_that_cannot_be_used_is_one_line_and_exit_2(
-    command: list[str], database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    command: list[str], database: str, tmp_path: Path
 ) -> None:
     # In this process, for speed: an exception escaping ``main`` fails the test as a
     # traceback would; the process as a whole is tried below, once per database.
-    status = main(_arguments(command, database, tmp_path))
-    done = subprocess.CompletedProcess([], status, *capsys.readouterr())
+    done = urnkit_here(*_arguments(command, database, tmp_path), check=False)
     line = assert_one_line_refusal(done)
     assert line.startswith("urnkit: cannot use the database: "), line
 
@@ -153,11 +152,10 @@ def test_the_process_says_the_same_in_one_line(database: str, tmp_path: Path) ->
 
 
 @pytest.mark.parametrize("case", FIXES)
-def test_each_database_failure_names_its_fix(
-    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    status = main(_arguments(COMMANDS["db check"], BAD_DATABASES[case], tmp_path))
-    done = subprocess.CompletedProcess([], status, *capsys.readouterr())
+def test_each_database_failure_names_its_fix(case: str, tmp_path: Path) -> None:
+    done = urnkit_here(
+        *_arguments(COMMANDS["db check"], BAD_DATABASES[case], tmp_path), check=False
+    )
     line = assert_one_line_refusal(done)
     assert line.endswith(FIXES[case]), line
     assert "secret" not in line
@@ -191,15 +189,17 @@ def _refusing_passwords() -> Iterator[int]:
     try:
         yield listener.getsockname()[1]
     finally:
+        with suppress(OSError):  # wakes the accept() that close() alone leaves waiting
+            listener.shutdown(socket.SHUT_RDWR)
         listener.close()
         thread.join(timeout=10)
+        assert not thread.is_alive()
 
 
-def test_a_wrong_password_names_its_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_wrong_password_names_its_fix() -> None:
     with _refusing_passwords() as port:
         url = f"postgresql+psycopg://urnkit:secret@127.0.0.1:{port}/urnkit"
-        status = main(["db", "check", "--database-url", url])
-    done = subprocess.CompletedProcess([], status, *capsys.readouterr())
+        done = urnkit_here("db", "check", "--database-url", url, check=False)
     assert assert_one_line_refusal(done) == (
         f"urnkit: cannot use the database: PostgreSQL on 127.0.0.1:{port} refused the password "
         f"of urnkit: check the password in the URL "
@@ -234,13 +234,13 @@ def test_export_of_a_prefix_nobody_holds_says_so(database_url: str, tmp_path: Pa
     urnkit_here("db", "upgrade", *database)
     urnkit_here("admin", "create-org", "Library", *database)
     urnkit_here("admin", "delegate", "Library", "fi:lib", *database)
-    done = urnkit("export", "--prefix", "se:nowhere", *database, check=False)
+    done = urnkit_here("export", "--prefix", "se:nowhere", *database, check=False)
     assert_one_line_refusal(done, status=1)
     assert "'se:nowhere'" in done.stderr
     assert done.stdout == ""
     # A prefix above or below a delegated one is known: it exports its records (none here).
     for known in ("fi", "fi:lib", "fi:lib:sub"):
-        assert urnkit("export", "--prefix", known, *database).stdout == ""
+        assert urnkit_here("export", "--prefix", known, *database).stdout == ""
 
 
 def test_a_missing_input_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
@@ -324,7 +324,9 @@ def test_values_longer_than_stored_are_refused_alike_on_both_databases(database_
         (("oai", "add-source", "repo", "--organisation", "Library", "--set", "s" * 201), "setSpec"),
     ):
         extra = ("--base-url", "https://x.example/oai", "--url-pattern", ".*")
-        done = urnkit(*arguments, *(extra if arguments[0] == "oai" else ()), *database, check=False)
+        done = urnkit_here(
+            *arguments, *(extra if arguments[0] == "oai" else ()), *database, check=False
+        )
         assert reason in assert_one_line_refusal(done, status=1)
         assert done.stdout == ""
 
