@@ -196,22 +196,21 @@ def upstream() -> Iterator[Upstream]:
 # the test files: the longest first, so that no long file starts last while the other process
 # idles; the suite's outcome does not depend on it. The files that took longest, slowest first:
 # a whole run with ``--durations=0``, the setup, call and teardown of each test added up by
-# file (2026-11-27; 1,519 s in all, these 1,006).
+# file (2026-12-07; 1,583 s in all, these 712).
 LONGEST_FIRST = (
-    "tests/resolver/web/test_browser_pages.py",  # added later: every page in 5 languages, 4 widths
+    "tests/resolver/web/test_browser_pages.py",
     "tests/resolver/web/test_openapi_fuzz.py",
-    "tests/wheel/test_wheel.py",  # added later: 170 s in one process on a loaded machine
-    "tests/resolver/web/test_replication.py",  # added later: two PostgreSQL clusters, ~70 s
-    "tests/resolver/test_interrupted_run.py",  # added later: 85 s, on a loaded machine
-    "tests/resolver/web/test_browser_staff.py",
-    "tests/resolver/test_import_command.py",
-    "tests/resolver/web/test_staff.py",
-    "tests/resolver/services/test_oai.py",
     "tests/resolver/services/test_links.py",
-    "tests/resolver/web/test_browser_staff_admin.py",
-    "tests/resolver/test_operator_errors.py",
-    "tests/resolver/test_import_crash.py",
     "tests/resolver/web/test_browser_staff_records.py",
+    "tests/resolver/services/test_oai.py",
+    "tests/resolver/web/test_staff.py",
+    "tests/resolver/web/test_browser_staff.py",
+    "tests/wheel/test_wheel.py",
+    "tests/resolver/test_interrupted_run.py",
+    "tests/resolver/web/test_redirect_cache.py",
+    "tests/resolver/services/test_outbound.py",
+    "tests/resolver/services/test_transfer_service.py",
+    "tests/resolver/web/test_registration_api.py",
 )
 
 
