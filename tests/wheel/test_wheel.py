@@ -19,11 +19,12 @@ import sys
 import venv
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import httpx
 import pytest
+import sqlalchemy as sa
 from babel.messages.pofile import read_po
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "resolver"))
@@ -31,10 +32,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "resolver" / "web")
 from resolver_support import DATABASES, Server, fresh_database
 from staff_support import csrf_of
 
+from urnkit.resolver.settings import Settings
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "urnkit"
 LANGUAGES = ("en", "fi", "sv", "de", "cs")  # the pages' languages (docs/languages.md)
 PIP_SECONDS = 600
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_settings() -> Iterator[None]:
+    """The installed package with no setting in its environment, as an operator first runs
+    it: the settings the resolver's tests give every server they start (``URNKIT_*``,
+    tests/resolver/conftest.py: the least cost of hashing a password, among others) are put
+    aside while these tests run in the same process."""
+    names = {f"URNKIT_{field.name.upper()}" for field in fields(Settings)}
+    aside = {name: os.environ.pop(name) for name in names & os.environ.keys()}
+    yield
+    os.environ.update(aside)
 
 
 def _environment() -> dict[str, str]:
@@ -148,6 +163,7 @@ class Deployment:
     password."""
 
     base_url: str
+    database_url: str
     token: str
     user: str
     password: str
@@ -175,7 +191,7 @@ def deployment(
         environment = _environment()
         with Server(url, env=environment, urnkit=command, cwd=installed.work) as server:
             yield Deployment(
-                server.base_url, token.splitlines()[-1], "alice", user.splitlines()[-1]
+                server.base_url, url, token.splitlines()[-1], "alice", user.splitlines()[-1]
             )
 
 
@@ -218,6 +234,14 @@ def test_staff_sign_in_and_signed_in_pages(registered: Deployment) -> None:
     assert "You act for Wheel Library." in home.text
     assert records.status_code == 200, records.text
     assert URN in records.text
+    # The new password hashed at the default cost (docs/staff.md, "Password hashing").
+    engine = sa.create_engine(registered.database_url)
+    try:
+        with engine.connect() as connection:
+            stored = connection.execute(sa.text("SELECT password_hash FROM accounts")).scalar()
+    finally:
+        engine.dispose()
+    assert str(stored).startswith("$argon2id$v=19$m=65536,t=3,p=4$"), stored
 
 
 def test_oai_pmh_identify(deployment: Deployment) -> None:
