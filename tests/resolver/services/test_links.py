@@ -24,7 +24,7 @@ import pytest
 import sqlalchemy as sa
 from hypothesis import given
 from hypothesis import strategies as st
-from resolver_support import Server, urnkit, wait_for
+from resolver_support import Server, urnkit, urnkit_here, wait_for
 from services_support import LOCAL, Principals
 
 from urnkit.resolver.domain import (
@@ -191,9 +191,10 @@ def resolve(server: Server, urn: str) -> httpx.Response:
 
 
 def check(database_url: str, *flags: str) -> str:
-    """Run ``urnkit links check`` (quick settings for local servers); its summary line."""
+    """Run ``urnkit links check`` in this process (quick settings for local servers); its
+    summary line."""
     quick = ("--per-host-interval", "0", "--timeout", "2")
-    done = urnkit("links", "check", "--database-url", database_url, *quick, *flags)
+    done = urnkit_here("links", "check", "--database-url", database_url, *quick, *flags)
     return done.stdout.strip()
 
 
@@ -363,7 +364,7 @@ def test_politeness_per_host_and_bounded_concurrency(database_url: str) -> None:
     store.close()
     flags = ("--concurrency", "2", "--per-host-interval", "0.3", "--timeout", "5")
     with sites[0], sites[1], sites[2], sites[3]:
-        done = urnkit("links", "check", "--database-url", database_url, *flags)
+        done = urnkit_here("links", "check", "--database-url", database_url, *flags)
     assert done.stdout.startswith("11 URLs checked: 11 ok")
     for s in sites:
         assert s.here.most == 1  # one request at a time per host
@@ -411,7 +412,7 @@ def test_broken_links_report_per_owner(database_url: str, site: Site, tmp_path: 
         assert get(tokens.admin, owner="Nobody").status_code == 404
 
     url = ("--database-url", database_url)
-    table = urnkit("links", "report", "--owner", "Test Library", *url).stdout
+    table = urnkit_here("links", "report", "--owner", "Test Library", *url).stdout
     rows = list(csv.DictReader(io.StringIO(table)))
     assert [(r["owner"], r["urn"], r["url"], r["status"]) for r in rows] == [
         ("Test Library", "urn:nbn:fi:test-1", mine, "broken")
@@ -420,11 +421,11 @@ def test_broken_links_report_per_owner(database_url: str, site: Site, tmp_path: 
     assert rows[0]["detail"] == "GET 404 Not Found (HEAD: 404)"
     assert rows[0]["since"]
     assert rows[0]["checked"]
-    urnkit("links", "report", "-o", str(tmp_path / "all.json"), *url)
+    urnkit_here("links", "report", "-o", str(tmp_path / "all.json"), *url)
     report = json.loads((tmp_path / "all.json").read_text())
     assert report["count"] == 2
     assert {b["url"] for b in report["links"]} == {mine, theirs}
-    unknown = urnkit("links", "report", "--owner", "Nobody", *url, check=False)
+    unknown = urnkit_here("links", "report", "--owner", "Nobody", *url, check=False)
     assert unknown.returncode == 1
     assert "no organisation is called 'Nobody'" in unknown.stderr
     bad = urnkit("links", "check", "--timeout", "soon", *url, check=False)
