@@ -1,5 +1,6 @@
 """A real OAI-PMH repository to harvest from: pyoai's ``oaipmh.server`` served by wsgiref on
-127.0.0.1, in ``oai_dc`` and ``epicur``; and the ``urnkit oai`` commands the harvest tests run.
+127.0.0.1, in ``oai_dc`` and ``epicur``; and the ``urnkit oai`` commands the harvest tests run,
+in this process (``urnkit_here``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from lxml import etree
 from oaipmh import common, error
 from oaipmh.metadata import MetadataRegistry
 from oaipmh.server import Server, oai_dc_writer
-from resolver_support import Resolver, urnkit
+from resolver_support import Resolver, urnkit_here
 
 PATTERN = r"https://repo\.example\.org/items/\d+"
 OLD = datetime(2020, 1, 1)  # the upstream's datestamps are naive UTC, as pyoai wants them
@@ -149,7 +150,7 @@ class Upstream:
 
 
 def add_source(resolver: Resolver, name: str, upstream: Upstream, *extra: str) -> None:
-    urnkit(
+    urnkit_here(
         "oai",
         "add-source",
         name,
@@ -166,12 +167,13 @@ def add_source(resolver: Resolver, name: str, upstream: Upstream, *extra: str) -
 
 
 def harvest(resolver: Resolver, *arguments: str, check: bool = True) -> Any:
-    return urnkit(
+    return urnkit_here(
         "oai", "harvest", *arguments, "--database-url", resolver.database_url, check=check
     )
 
 
 def next_from(resolver: Resolver, name: str) -> str:
     """The ``from=`` the source's next incremental harvest asks ("" before a success)."""
-    lines = urnkit("oai", "sources", "--database-url", resolver.database_url).stdout.splitlines()
+    sources = urnkit_here("oai", "sources", "--database-url", resolver.database_url)
+    lines = sources.stdout.splitlines()
     return next(line.split("\t")[5] for line in lines if line.split("\t")[0] == name)
