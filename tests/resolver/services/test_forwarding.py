@@ -27,7 +27,15 @@ import dns.rrset
 import httpx
 import pytest
 from dns.rdtypes.IN.NAPTR import NAPTR
-from resolver_support import DATABASES, Resolver, Server, free_port, fresh_database, urnkit
+from resolver_support import (
+    DATABASES,
+    Resolver,
+    Server,
+    free_port,
+    fresh_database,
+    urnkit,
+    urnkit_here,
+)
 
 PROBLEM = "application/problem+json"
 
@@ -238,7 +246,9 @@ def test_the_health_check_heads_each_resolver_and_records_it(
         for country, template in rows.items():
             made = admin.put(f"/api/v1/forwarding/{country}", json={"url_template": template})
             assert made.status_code == 201
-        done = urnkit("admin", "forwarding", "check", *rows, "--timeout", "5", *url, check=False)
+        done = urnkit_here(
+            "admin", "forwarding", "check", *rows, "--timeout", "5", *url, check=False
+        )
         assert done.returncode == 1, done.stderr  # a resolver is down
         assert ("HEAD", "/up/urn:nbn:lu-0") in _Resolver.seen
         assert ("HEAD", "/moved?urn=urn:nbn:mt-0") in _Resolver.seen
@@ -263,16 +273,16 @@ def test_the_health_check_heads_each_resolver_and_records_it(
 
 def test_the_cli_lists_sets_and_removes(resolver: Resolver) -> None:
     url = ("--database-url", resolver.database_url)
-    listed = urnkit("admin", "forwarding", "list", *url).stdout.splitlines()
+    listed = urnkit_here("admin", "forwarding", "list", *url).stdout.splitlines()
     assert "fi\thttps://urn.fi/{urn}\t" in "\n".join(listed)
     refused = urnkit(
         "admin", "forwarding", "set", "gb", "http://x.example/{urn}", *url, check=False
     )
     assert refused.returncode == 1
     assert "must be https" in refused.stderr
-    made = urnkit("admin", "forwarding", "set", "GB", "https://x.example/{urn}", *url)
+    made = urnkit_here("admin", "forwarding", "set", "GB", "https://x.example/{urn}", *url)
     assert made.stdout.startswith("created\tgb\thttps://x.example/{urn}\tunknown")
-    assert urnkit("admin", "forwarding", "remove", "gb", *url).returncode == 0
+    assert urnkit_here("admin", "forwarding", "remove", "gb", *url).returncode == 0
 
 
 # --- DNS NAPTR discovery (RFC 3402-3404) -------------------------------------------------------

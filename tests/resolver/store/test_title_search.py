@@ -15,7 +15,7 @@ import pytest
 import sqlalchemy as sa
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from resolver_support import urnkit
+from resolver_support import urnkit_here
 from services_support import HERE, set_up
 from store_support import add_organisation, downgrade, raw_sql, sample_record, title_index_matches
 
@@ -391,12 +391,12 @@ def test_db_check_finds_a_title_index_out_of_step_and_rebuilds_it(
     who = set_up(services)
     for n, title in enumerate(["Old tale", "Other"], 1):
         services.records.put(who.demo, f"urn:nbn:fi:demo-{n}", HERE, {"title": title})
-    assert urnkit("db", "check", "--database-url", database_url).stdout == ""
+    assert urnkit_here("db", "check", "--database-url", database_url).stdout == ""
     sqlite = services.store.engine.dialect.name == "sqlite"
     if sqlite:
         raw_sql(services.store, "DROP TRIGGER record_titles_update")
     services.records.patch(who.demo, "urn:nbn:fi:demo-1", {"metadata": {"title": "New words"}})
-    found = urnkit("db", "check", "--database-url", database_url, check=False)
+    found = urnkit_here("db", "check", "--database-url", database_url, check=False)
     if sqlite:
         assert found.returncode == 1
         assert found.stdout.startswith("the title index does not agree with the records' titles")
@@ -404,7 +404,7 @@ def test_db_check_finds_a_title_index_out_of_step_and_rebuilds_it(
         assert _found(services, "New words") == []
     else:
         assert (found.returncode, found.stdout) == (0, "")
-    rebuilt = urnkit("db", "check", "--rebuild-title-index", "--database-url", database_url)
+    rebuilt = urnkit_here("db", "check", "--rebuild-title-index", "--database-url", database_url)
     assert rebuilt.stdout == ""
     assert _found(services, "new w") == ["urn:nbn:fi:demo-1"]
     assert _found(services, "New words") == ["urn:nbn:fi:demo-1"]
@@ -430,12 +430,12 @@ def test_db_check_finds_either_sqlite_title_table_out_of_step(
     removed = f"INSERT INTO {table} ({table}, rowid, title) VALUES ('delete', {record_id}, "
     raw_sql(store, removed + "'An old tale')")
     url = store.url
-    found = urnkit("db", "check", "--database-url", url, check=False)
+    found = urnkit_here("db", "check", "--database-url", url, check=False)
     assert found.returncode == 1
     assert found.stdout.startswith("the title index does not agree with the records' titles")
     missed = "old" if table == "record_titles" else "An old tale"
     assert _found(services, missed) == []
-    assert urnkit("db", "check", "--rebuild-title-index", "--database-url", url).stdout == ""
+    assert urnkit_here("db", "check", "--rebuild-title-index", "--database-url", url).stdout == ""
     assert _found(services, "old") == _found(services, "An old tale") == ["urn:nbn:fi:demo-1"]
     assert title_index_matches(store)
     store.close()

@@ -18,7 +18,7 @@ from resolver_support import (
     assert_problem,
     mark_links,
     register,
-    urnkit,
+    urnkit_here,
     wait_for,
 )
 from rfc2483_support import parse_links
@@ -228,17 +228,17 @@ def test_a_network_changed_by_the_command_routes_within_the_refresh_bound(
     # networks again within network_refresh (10 s by default).
     name = f"cli-{unique}"
     url = ("--database-url", resolver.database_url)
-    created = urnkit("admin", "network", "set", HOLDER, name, "198.51.100.0/24", *url).stdout
+    created = urnkit_here("admin", "network", "set", HOLDER, name, "198.51.100.0/24", *url).stdout
     assert created.startswith(f"created\t{HOLDER}\t{name}\t198.51.100.0/24")
     urn, shut, open_ = _restricted_record(api, unique, name)
     assert anonymous.get(f"/{urn}", headers=_from(OUTSIDE)).headers["location"] == open_
-    urnkit("admin", "network", "set", HOLDER, name, "203.0.113.0/24", *url)
+    urnkit_here("admin", "network", "set", HOLDER, name, "203.0.113.0/24", *url)
     wait_for(
         lambda: anonymous.get(f"/{urn}", headers=_from(OUTSIDE)).headers["location"] == shut,
         "the change to reach the server",
         seconds=15,
     )
-    listed = urnkit("admin", "network", "list", HOLDER, *url).stdout
+    listed = urnkit_here("admin", "network", "list", HOLDER, *url).stdout
     assert f"{HOLDER}\t{name}\t203.0.113.0/24" in listed.splitlines()
 
 

@@ -28,7 +28,7 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from resolver_support import Resolver, urnkit
+from resolver_support import Resolver, urnkit_here
 
 PROBLEM = "application/problem+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -271,23 +271,23 @@ def test_grants_on_the_command_line(
     urn = registered(api, unique)
     url = ("--database-url", resolver.database_url)
     if spelling != GRANTEE:  # organisations are named exactly
-        refused = urnkit("admin", "grant", urn, spelling, *url, check=False)
+        refused = urnkit_here("admin", "grant", urn, spelling, *url, check=False)
         assert refused.returncode == 1
         assert f"no organisation is called {spelling!r}" in refused.stderr
         return
 
-    done = urnkit("admin", "grant", urn, GRANTEE, *url)
+    done = urnkit_here("admin", "grant", urn, GRANTEE, *url)
     assert "granted" in done.stdout
     assert api.get(f"/api/v1/urns/{urn}").json()["grants"] == [GRANTEE]
-    [line] = urnkit("admin", "grants", respelled(urn), *url).stdout.splitlines()
+    [line] = urnkit_here("admin", "grants", respelled(urn), *url).stdout.splitlines()
     organisation, when, by = line.split("\t")
     assert (organisation, by) == (GRANTEE, "command line (urnkit admin)")
     assert when.startswith("20")
     assert own(other, urn, {"url": GRANTEE_COPY}).status_code == 200
 
-    assert "revoked" in urnkit("admin", "revoke-grant", urn, GRANTEE, *url).stdout
-    assert urnkit("admin", "grants", urn, *url).stdout == ""
-    again = urnkit("admin", "revoke-grant", urn, GRANTEE, *url, check=False)
+    assert "revoked" in urnkit_here("admin", "revoke-grant", urn, GRANTEE, *url).stdout
+    assert urnkit_here("admin", "grants", urn, *url).stdout == ""
+    again = urnkit_here("admin", "revoke-grant", urn, GRANTEE, *url, check=False)
     assert again.returncode == 1
     assert "holds no grant" in again.stderr
     record = api.get(f"/api/v1/urns/{urn}").json()

@@ -21,6 +21,7 @@ from resolver_support import (
     fresh_database,
     set_up_resolver,
     urnkit,
+    urnkit_here,
 )
 from staff_support import create_user, csrf_of, sign_in, signed_in
 
@@ -467,13 +468,13 @@ def test_the_command_line_creates_an_account_with_a_one_time_password(resolver: 
 def test_the_command_line_disables_and_enables_an_account(resolver: Resolver) -> None:
     with signed_in(resolver, "Test Library", "registrant") as (client, name, password):
         database = ("--database-url", resolver.database_url)
-        done = urnkit("admin", "disable-user", name.upper(), *database)
+        done = urnkit_here("admin", "disable-user", name.upper(), *database)
         assert f"account {name} of Test Library" in done.stdout
         # Its open session ends at once, and it cannot sign in again until enabled.
         assert client.get("/staff/tokens").headers["location"].startswith("/staff/sign-in")
         assert sign_in(client, name, password).status_code == 401
-        urnkit("admin", "enable-user", name, *database)
+        urnkit_here("admin", "enable-user", name, *database)
         assert sign_in(client, name, password).headers["location"] == "/staff/"
-        unknown = urnkit("admin", "disable-user", f"{name}-none", *database, check=False)
+        unknown = urnkit_here("admin", "disable-user", f"{name}-none", *database, check=False)
         assert unknown.returncode != 0
         assert f"no account is called '{name}-none'" in unknown.stderr
