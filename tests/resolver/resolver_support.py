@@ -35,13 +35,13 @@ from urnkit.resolver.store import Store, links, url_hash
 
 DATABASES = ("sqlite", "postgresql")
 PG_URL = os.environ.get("URNKIT_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-# The run's name (the test command's, tasks.py, or this process's own): the PostgreSQL
-# databases the tests create begin with ``urnkit_test_<run>_``, so that what an interrupted run
-# left can be dropped (:func:`drop_run_databases`).
 # Staff passwords are hashed at the least cost the settings take (docs/staff.md), in this
 # process and in every server and command the tests start: at argon2id's default cost, hashing
 # took most of the staff tests' time. The built wheel's tests keep the default.
 LEAST_HASHING = PasswordHashing(memory_kib=7 * 1024, passes=5, lanes=1)
+# The run's name (the test command's, tasks.py, or this process's own): the PostgreSQL
+# databases the tests create begin with ``urnkit_test_<run>_``, so that what an interrupted run
+# left can be dropped (:func:`drop_run_databases`).
 RUN = os.environ.get("URNKIT_TEST_RUN") or uuid4().hex[:8]
 STARTUP_SECONDS = 30
 WAIT_SECONDS = 60  # the most a test waits for something to happen (a cluster, a flush)
