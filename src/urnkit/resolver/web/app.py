@@ -34,6 +34,7 @@ from urnkit.resolver.web.access_log import AccessLog, access_logged
 from urnkit.resolver.web.below import KeptAnswers, install
 from urnkit.resolver.web.caching import CachePolicy, cache_controlled
 from urnkit.resolver.web.front import KeptHeaders, redirect_front
+from urnkit.resolver.web.head import with_head
 from urnkit.resolver.web.limits import body_limits, header_limits
 from urnkit.resolver.web.metrics import Metrics
 from urnkit.resolver.web.not_found import not_found
@@ -164,6 +165,7 @@ def create_app(
     for area in ROUTERS:
         app.router.routes += area.router.routes
     check_bodies(app.router.routes)
+    app.router.routes[:] = with_head(app.router.routes)
     # Caching headers on what the routes answer; the front's redirects carry their own.
     policy = cache or CachePolicy.from_settings(settings)
     app.state.cache = policy

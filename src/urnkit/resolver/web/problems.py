@@ -106,10 +106,11 @@ def http_error(request: Request, error: HTTPException) -> Response:
 
 
 def allowed_methods(scope: Scope) -> list[str]:
-    """The methods /openapi.json declares at the path of ``scope``: of every published route of
-    the first path template that matches it (Starlette's 405 names one route's alone). Where
-    templates overlap (``/api/v1/urns/{urn}/history`` is also ``/api/v1/urns/{urn}`` of a URN
-    ending ``/history``), the first in the routes' order is the one the path reaches."""
+    """The methods /openapi.json declares at the path of ``scope``, and ``HEAD`` with ``GET``:
+    of every published route of the first path template that matches it (Starlette's 405
+    names one route's alone). Where templates overlap (``/api/v1/urns/{urn}/history`` is also
+    ``/api/v1/urns/{urn}`` of a URN ending ``/history``), the first in the routes' order is
+    the one the path reaches."""
     methods: set[str] = set()
     template = None
     for route in scope["app"].router.routes:
@@ -120,6 +121,8 @@ def allowed_methods(scope: Scope) -> list[str]:
         if route.matches({**scope, "method": next(iter(route.methods))})[0] is Match.FULL:
             template = route.path_format
             methods |= route.methods
+    if "GET" in methods:  # every GET is answered to HEAD too (web/head.py)
+        methods.add("HEAD")
     return sorted(methods)
 
 

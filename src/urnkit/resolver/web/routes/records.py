@@ -21,7 +21,7 @@ from urnkit.resolver.web.deps import (
     ServiceDep,
     URNPath,
 )
-from urnkit.resolver.web.problems import AUTHENTICATED, problem, problem_responses
+from urnkit.resolver.web.problems import AUTHENTICATED, allowed_methods, problem, problem_responses
 from urnkit.resolver.web.schemas import (
     BatchIn,
     BatchOut,
@@ -123,7 +123,7 @@ def delete_record(request: Request) -> Response:
         "a URN is never deleted or reused (RFC 8458 §4.1): "
         "POST /api/v1/urns/{urn}/deactivate instead",
     )
-    response.headers["Allow"] = "GET, PUT, PATCH"
+    response.headers["Allow"] = ", ".join(allowed_methods(request.scope))
     return response
 
 

@@ -228,12 +228,3 @@ def timemap(
         body: dict[str, Any] = timemap_json(base, versions, page)
         return JSONResponse(body, headers=headers)
     return Response(timemap_link_format(base, versions, page), 200, headers, LINK_FORMAT)
-
-
-# Memento clients ask with HEAD (RFC 7089 §4.1): each route answers it as GET, out of
-# /openapi.json (one operation a method and path, each with its own operationId).
-for _path, _answer in (
-    ("/memento/{datetime}/{urn:path}", memento),
-    ("/timemap/{form}/{urn:path}", timemap),
-):
-    router.add_api_route(_path, _answer, methods=["HEAD"], include_in_schema=False)
