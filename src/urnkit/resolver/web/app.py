@@ -33,6 +33,7 @@ from urnkit.resolver.web.acceptance import check_bodies
 from urnkit.resolver.web.access_log import AccessLog, access_logged
 from urnkit.resolver.web.below import KeptAnswers, install
 from urnkit.resolver.web.caching import CachePolicy, cache_controlled
+from urnkit.resolver.web.cross_origin import cross_origin
 from urnkit.resolver.web.front import KeptHeaders, redirect_front
 from urnkit.resolver.web.head import with_head
 from urnkit.resolver.web.limits import body_limits, header_limits
@@ -238,7 +239,7 @@ def app_from_environment() -> ASGIApp:
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, OLDEST_COLLECTED_AFTER)
     writer = AccessLog() if settings.access_log else None
-    logged = access_logged(header_limits(app), writer)
+    logged = access_logged(cross_origin(header_limits(app)), writer)
     # What a server's HTTP protocol may answer below the application (web/below.py).
     install(KeptAnswers(app.state.services, app.state.metrics, app.state.kept_headers, writer))
     networks = trusted_networks(settings.trusted_proxies)

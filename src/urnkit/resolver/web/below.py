@@ -26,8 +26,9 @@ from typing import Final
 from urnkit.resolver.services import Services
 from urnkit.resolver.services.resolution import Resolution
 from urnkit.resolver.web.access_log import REQUEST_ID, AccessLog, access_line, request_id
+from urnkit.resolver.web.cross_origin import ANSWERS
 from urnkit.resolver.web.deps import decoded_if_whole
-from urnkit.resolver.web.front import KeptHeaders, json_first
+from urnkit.resolver.web.front import KeptHeaders, encoded_headers, json_first
 from urnkit.resolver.web.limits import MAX_HEADER_BYTES, MAX_HEADER_FIELDS
 from urnkit.resolver.web.metrics import Metrics
 from urnkit.resolver.web.security import NOSNIFF
@@ -63,7 +64,8 @@ Request = tuple[
 """A request as :class:`KeptAnswers` takes it: its method (``GET`` or ``HEAD``), its path
 (``/urn:…``, no query), its header fields (names in lower case), the scheme and the server's
 address it came by (the root path empty), and the client's address."""
-_TAIL: Final = b"%s: %%s\r\n%s: %s\r\n\r\n" % (REQUEST_ID, *NOSNIFF)
+# After the application's headers: web/cross_origin.py's, then web/access_log.py's.
+_TAIL: Final = encoded_headers(ANSWERS) + b"%s: %%s\r\n%s: %s\r\n\r\n" % (REQUEST_ID, *NOSNIFF)
 
 
 class KeptAnswers:

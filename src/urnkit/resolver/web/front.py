@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from fastapi import Request, Response
@@ -134,7 +134,7 @@ class KeptHeaders:
             return entry[2]
         block = self.shapes.encoded((scheme, host, "", server), self._cache_control(found), found)
         if block is None:
-            return _encoded(self.headers(_scope(scheme, host, "", server), urn, found))
+            return encoded_headers(self.headers(_scope(scheme, host, "", server), urn, found))
         if found.kept:
             self._keep(key, (found, None, block))
         return block
@@ -151,7 +151,7 @@ class KeptHeaders:
         if made is None:
             made = redirect_headers(scope, found.target or "", cache_control, found)
         if found.kept:
-            self._keep(key, (found, made, _encoded(made)))
+            self._keep(key, (found, made, encoded_headers(made)))
         return list(made)
 
     def _cache_control(self, found: Resolution) -> bytes:
@@ -165,10 +165,10 @@ class KeptHeaders:
         self.kept[key] = entry
 
 
-def _encoded(headers: Headers) -> bytes:
+def encoded_headers(headers: Iterable[tuple[bytes, bytes]]) -> bytes:
     """``headers`` as sent: each ``name: value`` and CRLF.
 
-    >>> _encoded([(b"location", b"https://a.example/")])
+    >>> encoded_headers([(b"location", b"https://a.example/")])
     b'location: https://a.example/\\r\\n'
     """
     return b"".join(name + b": " + value + b"\r\n" for name, value in headers)
