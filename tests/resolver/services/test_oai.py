@@ -99,6 +99,26 @@ def test_a_full_harvest_registers_the_urns_within_bounds(
     assert len(history) == 1
 
 
+def test_a_malformed_url_in_an_item_is_refused_and_the_harvest_goes_on(
+    resolver: Resolver, upstream: Upstream, anonymous: httpx.Client, unique: str
+) -> None:
+    # RFC 3986 §3.2.2: "[" opens an IP literal, which this URL never closes. Such an
+    # identifier once stopped every harvest of its source (urllib's "Invalid IPv6 URL").
+    name, broken = f"repo-{unique}", "https://[repo.example.org/items/1"
+    upstream.add(
+        "oai:repo:1",
+        OLD,
+        identifier=[f"urn:nbn:fi:test-{unique}1", broken, "https://repo.example.org/items/1"],
+    )
+    upstream.add("oai:repo:2", OLD, identifier=[f"{broken}/urn:nbn:fi:test-{unique}2"])
+    add_source(resolver, name, upstream)
+    output = harvest(resolver, name).stdout
+    assert "2 items in 2 requests: 1 created" in output
+    assert f"oai:repo:1: the URL {broken} does not match" in output
+    response = anonymous.get(f"/urn:nbn:fi:test-{unique}1")
+    assert response.headers["location"] == "https://repo.example.org/items/1"
+
+
 def test_an_incremental_harvest_asks_from_the_last_response_date(
     resolver: Resolver, upstream: Upstream, anonymous: httpx.Client, unique: str
 ) -> None:

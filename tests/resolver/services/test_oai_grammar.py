@@ -117,6 +117,7 @@ def test_oai_dc_reads_back_as_the_metadata_it_was_written_from(
         ("http://urn.kb.se/resolve?urn=urn:nbn:se:uu:diva-1", None),  # a query: a location
         ("https://example.org/items/1", None),
         ("doi:10.1000/1", None),
+        ("https://[urn.fi/URN:NBN:fi-fe2010", None),  # RFC 3986 §3.2.2: an IP literal unclosed
     ],
 )
 def test_urns_in_identifiers(identifier: str, urn: str | None) -> None:

@@ -87,16 +87,20 @@ MAX_IDENTIFIER = 1_000  # an OAI identifier's length in oai_items
 
 def urn_in(identifier: str) -> str | None:
     """The URN:NBN a ``dc:identifier`` holds: the identifier itself, or the path of an http(s)
-    URL (a resolver's link) that is one; None otherwise.
+    URL (a resolver's link) that is one; None otherwise, a URL that cannot be split included
+    (its location is refused with the rest of its item's, and the harvest goes on).
 
-    >>> urn_in("URN:NBN:se:uu:diva-1"), urn_in("doi:10.1000/1")
-    ('URN:NBN:se:uu:diva-1', None)
+    >>> urn_in("URN:NBN:se:uu:diva-1"), urn_in("doi:10.1000/1"), urn_in("http://[x/urn:nbn:fi-1")
+    ('URN:NBN:se:uu:diva-1', None, None)
     """
     text = identifier.strip()
     if text[:8].lower() == "urn:nbn:":
         return text
     if text[:7].lower() == "http://" or text[:8].lower() == "https://":
-        path = unquote(urlsplit(text).path).lstrip("/")
+        try:
+            path = unquote(urlsplit(text).path).lstrip("/")
+        except ValueError:  # RFC 3986 §3.2.2: an IP literal's brackets unmatched
+            return None
         if path[:8].lower() == "urn:nbn:":
             return path
     return None
