@@ -206,6 +206,28 @@ def test_a_cached_answer_names_the_request_that_made_it(deployment: Deployment) 
     )
 
 
+def test_a_hit_that_a_plain_client_filled_may_be_read_by_any_site(deployment: Deployment) -> None:
+    # The Fetch standard's CORS protocol (§3.2.5): the answer a client without Origin put in
+    # the cache lets another site's script read it (the same bytes for all: no Vary: Origin);
+    # a preflight reaches the servers through the site.
+    urn = f"urn:nbn:fi:test-{secrets.token_hex(4)}"
+    with deployment.client(deployment.https, authorized=True) as writer:
+        _put(writer, urn, "https://example.org/shared")
+    with deployment.client(deployment.https) as reader:
+        miss = reader.get(f"/{urn}")
+        hit = reader.get(f"/{urn}", headers={"Origin": "https://app.example"})
+        preflight = reader.options(
+            f"/api/v1/urns/{urn}",
+            headers={"Origin": "https://app.example", "Access-Control-Request-Method": "PUT"},
+        )
+    assert [miss.headers["x-cache-status"], hit.headers["x-cache-status"]] == ["MISS", "HIT"]
+    assert hit.headers["access-control-allow-origin"] == "*"
+    assert "Link" in hit.headers["access-control-expose-headers"]
+    assert "origin" not in hit.headers["vary"].lower()
+    assert preflight.status_code == 204
+    assert "PUT" in preflight.headers["access-control-allow-methods"]
+
+
 def test_a_datetime_request_never_gets_a_cached_present_answer(deployment: Deployment) -> None:
     # RFC 7089 §4.1: /{urn} varies by Accept-Datetime; the site's cache key does not hold it,
     # so such a request bypasses the cache and leaves nothing in it.
