@@ -423,6 +423,25 @@ def test_check_file_names_a_byte_that_is_not_utf8(
     )
 
 
+@pytest.mark.parametrize("strict", [[], ["--strict"]])
+def test_check_json_of_a_line_that_is_not_utf8_is_json_any_reader_takes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, strict: list[str]
+) -> None:
+    # RFC 8259 §8.1-8.2: JSON is UTF-8, and a lone surrogate's escape (the byte as Python
+    # reads it, \udcfc) is what strict readers refuse. The byte is U+FFFD, one for one.
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("urn:ex:Müller\n\xff\xfeurn:x\n".encode("latin-1"))
+    status, out, _ = run(capsys, "check", "--file", str(path), "--json", *strict)
+    assert status == 1
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [record["input"] for record in records] == ["urn:ex:M\ufffdller", "\ufffd\ufffdurn:x"]
+    for record in records:
+        text = json.dumps(record, ensure_ascii=False)
+        assert text.encode("utf-8").decode("utf-8") == text  # no lone surrogate anywhere
+        position = record.get("position", (record.get("findings") or [{}])[0].get("position"))
+        assert record["input"][position] == "\ufffd"
+
+
 def test_check_file_that_cannot_be_read_exits_2(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -68,14 +68,22 @@ _CHECK = Help(
 )
 
 
+# A byte that is not UTF-8 (read as a lone surrogate, "surrogateescape") is U+FFFD in JSON,
+# one character for one, so that positions still count in "input" and the reason names the
+# byte: a lone surrogate's escape (\udcfc) is JSON that strict readers refuse (RFC 8259 §8.2).
+_NOT_UTF8 = dict.fromkeys(range(0xDC80, 0xDD00), 0xFFFD)
+
+
 def _record(text: str, diagnosis: Diagnosis | None, line: int | None = None) -> str:
     """One ``check --json`` line: the verdict on ``text``, with where and why when it is invalid.
 
     >>> _record("urn:ex:a", None, 3)
     '{"line": 3, "input": "urn:ex:a", "valid": true}'
+    >>> _record(b"urn:ex:\\xfc".decode("utf-8", "surrogateescape"), None)[:34]
+    '{"input": "urn:ex:\\\\ufffd", "valid"'
     """
     record: dict[str, Any] = {} if line is None else {"line": line}
-    record.update(input=text, valid=diagnosis is None)
+    record.update(input=text.translate(_NOT_UTF8), valid=diagnosis is None)
     if diagnosis is not None:
         record.update(
             position=diagnosis.position,
@@ -94,9 +102,12 @@ def _strict_record(text: str, findings: list[Finding], line: int | None = None) 
     """
     record: dict[str, Any] = {} if line is None else {"line": line}
     record.update(
-        input=text,
+        input=text.translate(_NOT_UTF8),
         valid=is_acceptable(findings),
-        findings=[asdict(finding) for finding in findings],
+        findings=[
+            asdict(finding) | {"message": finding.message.translate(_NOT_UTF8)}
+            for finding in findings
+        ],
     )
     return json.dumps(record)
 
