@@ -157,6 +157,53 @@ def test_json_ld_expands(anonymous: httpx.Client, urn: str) -> None:
     assert expanded["https://schema.org/name"] == [{"@value": METADATA["title"]}]
 
 
+class _Head(HTMLParser):
+    """A page's ``<meta name content>`` and ``<link rel href>`` elements, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.meta: list[tuple[str, str]] = []
+        self.links: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = {name: value or "" for name, value in attrs}
+        if tag == "meta" and "name" in found:
+            self.meta.append((found["name"], found.get("content", "")))
+        elif tag == "link" and "rel" in found:
+            self.links.append((found["rel"], found.get("href", "")))
+
+
+def test_the_landing_page_says_its_citation_in_meta_elements(
+    anonymous: httpx.Client, api: httpx.Client, urn: str, unique: str
+) -> None:
+    # Google Scholar's inclusion guidelines (Highwire Press citation_* names: title, each
+    # author, the date as 2021/05/04, a PDF's URL), read by Zotero's browser connector too,
+    # and DCMI's DC-HTML (DC.title …, <link rel="schema.DC">).
+    page = anonymous.get(f"/{urn}?s=I2C", headers={"Accept": BROWSER})
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    head = _Head()
+    head.feed(page.text.split("</head>", 1)[0])
+    named: dict[str, list[str]] = {}
+    for name, content in head.meta:
+        named.setdefault(name, []).append(content)
+    assert named["citation_title"] == named["DC.title"] == [METADATA["title"]]
+    assert (
+        named["citation_author"] == named["DC.creator"] == ["Virtanen, Anna", "Kansalliskirjasto"]
+    )
+    assert named["citation_publication_date"] == ["2021/05/04"]
+    assert named["citation_publisher"] == ["Kansalliskirjasto"]
+    assert named["citation_pdf_url"] == [f"https://example.org/{unique}/a.pdf"]  # the first PDF
+    assert named["DC.identifier"][0] == urn
+    assert ("schema.DC", "http://purl.org/dc/elements/1.1/") in head.links
+    # What a registrant wrote is text in an attribute, never markup of the page.
+    odd = f"urn:nbn:fi:test-odd{unique}"
+    register(api, odd, locations(unique), {"title": 'A "quoted" <b>bold</b> & more'})
+    head = _Head()
+    head.feed(anonymous.get(f"/{odd}?s=I2C", headers={"Accept": BROWSER}).text)
+    assert ("citation_title", 'A "quoted" <b>bold</b> & more') in head.meta
+
+
 @pytest.mark.parametrize("accept", ["application/xml", "text/xml"])
 def test_dublin_core_on_the_urn_itself(anonymous: httpx.Client, urn: str, accept: str) -> None:
     found = cited(anonymous, urn, accept, accept)

@@ -38,6 +38,7 @@ from urnkit.resolver.representations.memento import (
     archived_json,
     timegate_links,
 )
+from urnkit.resolver.representations.meta_tags import DC_SCHEMA, meta_tags
 from urnkit.resolver.representations.rfc2483 import (
     ALIASES,
     LINKSET_SERVICE,
@@ -516,6 +517,8 @@ def _record_page(
         headers,
         json_ld=Markup(script_json(metadata)),  # escaped for a <script> element
         signposts=Markup(link_elements(links)),  # escaped by link_elements
+        meta=meta_tags(record, base + record.key, description.usable),
+        dc_schema=DC_SCHEMA,
         record=record_json(description.record),
         locations=[
             {
